@@ -1,0 +1,77 @@
+# pgoprof: make, make check, make install PREFIX=..., make deps, make demo
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CFLAGS ?= -O2 -g
+WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+B := build
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC := lib/util.c lib/bytes.c
+RAW_SRC := raw/rawprof.c raw/rawio.c
+REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
+	   collector/buildid.c
+CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
+	    convert/fstree.c convert/llvm_text.c
+CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+
+PROGS := pgoprof pgoprof-record
+
+all: $(PROGS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -I$(B) -MMD -MP -c $< -o $@
+
+# The BPF side: vmlinux.h from the running kernel's BTF, then a skeleton.
+$(B)/vmlinux.h:
+	@mkdir -p $(B)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(B)/record.bpf.o: bpf/record.bpf.c bpf/record.h $(B)/vmlinux.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B) -Ibpf -c $< -o $@
+
+$(B)/record.skel.h: $(B)/record.bpf.o
+	$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
+
+$(B)/collector/record.o: $(B)/record.skel.h
+
+pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz
+
+pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0755 pgoprof pgoprof-record $(DESTDIR)$(BINDIR)/
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+
+deps:
+	sh ci/install-deps.sh
+
+check: deps all
+	sh tests/run.sh
+
+demo: deps all
+	sh pgo/demo.sh
+
+clean:
+	rm -rf $(B) $(PROGS) tests/out
+
+.PHONY: all install deps check demo clean

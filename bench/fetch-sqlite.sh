@@ -1,0 +1,87 @@
+#!/bin/sh
+# Fetch Debian's sqlite3 source package and make sure the amalgamation
+# (sqlite3.c, sqlite3.h) and test/speedtest1.c exist in DESTDIR/src.
+set -eu
+
+usage() {
+    cat <<USAGE
+Usage: $0 [DESTDIR]
+
+Fetches Debian's sqlite3 source with 'apt-get source' into DESTDIR
+(default: <repo>/bench/work/sqlite) and prepares the amalgamation.
+Afterwards DESTDIR/src contains sqlite3.c, sqlite3.h and test/speedtest1.c.
+Needs root (or sudo-less apt) the first time, to add a deb-src entry and
+install dpkg-dev/tcl if missing. Does nothing if already fetched.
+USAGE
+}
+
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+[ $# -le 1 ] || { usage >&2; exit 2; }
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+DEST=${1:-$REPO/bench/work/sqlite}
+SRC=$DEST/src
+
+die() { echo "fetch-sqlite: $*" >&2; exit 1; }
+
+report() {
+    echo "sqlite source:  $SRC"
+    echo "amalgamation:   $SRC/sqlite3.c $SRC/sqlite3.h"
+    echo "speedtest1:     $SRC/test/speedtest1.c"
+}
+
+if [ -f "$SRC/sqlite3.c" ] && [ -f "$SRC/sqlite3.h" ] && [ -f "$SRC/test/speedtest1.c" ]; then
+    report
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    die "first fetch needs root (apt-get); rerun as root or fetch by hand into $DEST"
+fi
+
+apt_updated=
+apt_update() { [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }; }
+
+need_pkg() { # $1 = command, $2 = package providing it
+    command -v "$1" >/dev/null 2>&1 && return 0
+    apt_update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+# apt-get source needs a deb-src entry; this machine only ships 'Types: deb'
+# in deb822 form, so mirror the main archive's stanza as deb-src.
+has_debsrc() {
+    grep -rqsE '^[[:space:]]*(deb-src|Types:.*deb-src)' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
+}
+if ! has_debsrc; then
+    main=/etc/apt/sources.list.d/debian.sources
+    [ -f "$main" ] || die "no deb-src entry and no $main to copy from; add a deb-src line for Debian's main archive to /etc/apt/sources.list and rerun"
+    # First stanza is the main archive (the second is debian-security).
+    awk 'BEGIN{RS=""; ORS="\n"} NR==1{print; exit}' "$main" \
+        | sed 's/^Types:.*/Types: deb-src/' \
+        > /etc/apt/sources.list.d/pgoprof-src.sources
+    echo "fetch-sqlite: added /etc/apt/sources.list.d/pgoprof-src.sources" >&2
+    apt_updated=
+fi
+apt_update
+need_pkg dpkg-source dpkg-dev
+
+mkdir -p "$DEST"
+if [ ! -d "$SRC" ]; then
+    (cd "$DEST" && apt-get source -qq sqlite3) \
+        || die "apt-get source sqlite3 failed; check 'apt-get update' output and the deb-src entry"
+    dir=$(find "$DEST" -mindepth 1 -maxdepth 1 -type d -name 'sqlite3-*' | head -n 1)
+    [ -n "$dir" ] || die "apt-get source left no sqlite3-* directory in $DEST"
+    ln -sfn "$(basename "$dir")" "$SRC"
+fi
+
+# Debian's tree is the canonical source, not the amalgamation tarball:
+# sqlite3.c has to be generated, which takes tclsh.
+if [ ! -f "$SRC/sqlite3.c" ]; then
+    need_pkg tclsh tcl
+    (cd "$SRC" && ./configure --quiet >/dev/null && make -s sqlite3.c >/dev/null) \
+        || die "generating the amalgamation failed in $SRC; try '(cd $SRC && ./configure && make sqlite3.c)' to see why"
+fi
+
+report

@@ -1,0 +1,12 @@
+/* The subcommands of pgoprof, one file each (git's builtin layout).  Each
+ * gets argv with argv[0] = the subcommand name and returns the exit status:
+ * 0 success, 1 error, 2 bad usage. */
+#ifndef PGOPROF_CMDS_H
+#define PGOPROF_CMDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+#endif

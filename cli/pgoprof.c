@@ -1,0 +1,55 @@
+/* pgoprof: the unprivileged front end.  Dispatches to one subcommand. */
+#include "cmds.h"
+#include "../lib/util.h"
+#include "../version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} cmds[] = {
+	{ "record", cmd_record, "sample a command, a process or the system (runs pgoprof-record)" },
+	{ "convert", cmd_convert, "write a compiler's sample profile for one binary" },
+	{ "show", cmd_show, "print a raw profile as text" },
+	{ "merge", cmd_merge, "add raw profiles together, exactly" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pgoprof COMMAND [OPTIONS] [ARGS]\n\n"
+		   "Profile-guided optimization from samples.\n\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'pgoprof COMMAND --help' and pgoprof(1) tell more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("pgoprof %s\n", PGOPROF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			static char name[64];
+
+			snprintf(name, sizeof(name), "pgoprof %s", cmds[i].name);
+			progname = name;
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	err("'%s' is not a pgoprof command; 'pgoprof --help' lists them", argv[1]);
+	return 2;
+}

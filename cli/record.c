@@ -1,0 +1,34 @@
+/* pgoprof record: run pgoprof-record, the only privileged program, from
+ * the directory of this executable if it is there, else from PATH. */
+#include "cmds.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cmd_record(int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)argc;
+	argv[0] = "pgoprof-record";
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/pgoprof-record", self);
+			if (!access(path, X_OK))
+				execv(path, argv);
+		}
+	}
+	execvp("pgoprof-record", argv);
+	err("cannot run pgoprof-record: %s (is it installed next to pgoprof or in PATH?)",
+	    strerror(errno));
+	return 1;
+}

@@ -1,0 +1,61 @@
+/* Executable mappings of the processes being profiled, so that a runtime
+ * address of a process becomes (object, file offset). */
+#ifndef PGOPROF_MAPPINGS_H
+#define PGOPROF_MAPPINGS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "../raw/rawprof.h"
+
+/* Why an address could not be attributed; the names are the counter
+ * suffixes stored in the profile ("unattributed.<name>"). */
+enum unattr_reason {
+	UNATTR_NONE,
+	UNATTR_NO_MAPPING,	/* address outside every known mapping */
+	UNATTR_ANON,		/* anonymous memory: JIT code, trampolines */
+	UNATTR_NO_BUILD_ID,	/* file mapping whose ELF has no build-ID */
+	UNATTR_MAX,
+};
+extern const char *const unattr_name[UNATTR_MAX];
+
+#define MAP_NO_OBJECT UINT32_MAX
+
+struct mapping {
+	uint64_t start, end;	/* runtime virtual addresses [start, end) */
+	uint64_t pgoff;		/* file offset of start */
+	uint32_t obj;		/* raw profile object, or MAP_NO_OBJECT */
+	uint8_t reason;		/* if obj is MAP_NO_OBJECT */
+};
+
+struct proc;
+
+struct maptable {
+	struct proc *bucket[4096];
+	struct raw_profile *prof;	/* objects are added here */
+	/* Build-IDs read from files, by (device, inode). */
+	struct idcache *ids;
+	size_t nids, cap_ids;
+};
+
+void maps_init(struct maptable *t, struct raw_profile *prof);
+void maps_free(struct maptable *t);
+
+/* Add a mapping of pid.  build_id may be NULL: then it is read from the file
+ * (through /proc/PID/map_files when possible, so a file deleted or replaced
+ * since still gives the mapped one), cached by (dev, ino) when those are
+ * non-zero.  Later mappings shadow earlier ones at the same addresses. */
+void maps_add(struct maptable *t, pid_t pid, uint64_t start, uint64_t len,
+	      uint64_t pgoff, const uint8_t *build_id, uint32_t build_id_len,
+	      const char *path, uint64_t dev, uint64_t ino);
+/* A new process starts with its parent's mappings. */
+void maps_fork(struct maptable *t, pid_t parent, pid_t child);
+/* Read the executable mappings of a running process from /proc/PID/maps.
+ * Returns 0, or -1 if the process is gone. */
+int maps_scan_proc(struct maptable *t, pid_t pid);
+
+/* Runtime address -> (object index, file offset).  Returns UNATTR_NONE on
+ * success or the reason it failed. */
+enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
+				uint64_t addr, uint32_t *obj, uint64_t *off);
+
+#endif

@@ -1,0 +1,558 @@
+/* pgoprof-record: the privileged collector.  Samples the target with the
+ * BPF program of bpf/record.bpf.c on a cpu-clock event per CPU, follows the
+ * mappings through the side-band, and writes the raw profile. */
+#include <linux/types.h>
+#include "../bpf/record.h"
+#include "record.skel.h"
+#include "mappings.h"
+#include "sideband.h"
+#include "../lib/util.h"
+#include "../raw/rawprof.h"
+#include "../version.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct options {
+	unsigned long freq;
+	const char *output;
+	pid_t pid;		/* -p */
+	int all;		/* -a */
+	double duration;	/* -d, seconds; 0 = until the target ends */
+	char **command;
+	int quiet;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pgoprof-record [-F HZ] [-o FILE] [-q] -- COMMAND [ARGS...]\n"
+"       pgoprof-record [-F HZ] [-o FILE] [-q] -p PID [-d SECONDS]\n"
+"       pgoprof-record [-F HZ] [-o FILE] [-q] -a [-d SECONDS]\n"
+"\n"
+"Sample user-space stacks with BPF on the cpu-clock event of every online\n"
+"CPU and write a raw profile (see pgoprof-raw(5)).\n"
+"\n"
+"  -F, --freq HZ        samples per second per CPU (default 999)\n"
+"  -o, --output FILE    raw profile to write (default pgoprof.raw)\n"
+"  -p, --pid PID        profile a running process and its new children\n"
+"  -a, --all-cpus       profile the whole system\n"
+"  -d, --duration SECS  stop after SECS seconds (default: when the\n"
+"                       command or PID ends, or on SIGINT/SIGTERM)\n"
+"  -q, --quiet          print only errors\n"
+"  -h, --help           this text\n"
+"\n"
+"Needs root or CAP_BPF + CAP_PERFMON.  Exit status: 0 when the profile was\n"
+"written; 1 on errors; 2 on bad usage.\n");
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	*o = (struct options){ .freq = 999, .output = "pgoprof.raw" };
+	while ((c = getopt_long(argc, argv, "+F:o:p:ad:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			o->freq = strtoul(optarg, &end, 10);
+			if (*end || o->freq == 0 || o->freq > 100000)
+				die(2, "-F %s: give a frequency in Hz from 1 to 100000", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->pid = (pid_t)strtol(optarg, &end, 10);
+			if (*end || o->pid <= 0)
+				die(2, "-p %s: not a process ID", optarg);
+			break;
+		case 'a':
+			o->all = 1;
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || !(o->duration > 0))
+				die(2, "-d %s: give a duration in seconds", optarg);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		o->command = argv + optind;
+	if (!!o->command + !!o->pid + o->all != 1) {
+		usage(stderr);
+		die(2, "give exactly one of: a COMMAND after --, -p PID, or -a");
+	}
+	if (o->command && o->duration > 0)
+		die(2, "-d applies to -p and -a; a COMMAND is recorded until it ends");
+}
+
+/* CPUs listed in /sys/devices/system/cpu/online ("0-3,6"). */
+static int online_cpus(int **cpus)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0, a, b;
+	size_t cap = 0;
+	char sep;
+
+	*cpus = NULL;
+	if (!f)
+		die(1, "cannot read /sys/devices/system/cpu/online: %s", strerror(errno));
+	while (fscanf(f, "%d", &a) == 1) {
+		b = a;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
+			if (fscanf(f, "%d", &b) != 1)
+				break;
+			if (fscanf(f, "%c", &sep) != 1)
+				sep = 0;
+		}
+		for (int c = a; c <= b && c < 65536; c++) {
+			grow(cpus, &cap, (size_t)n + 1, sizeof(int));
+			(*cpus)[n++] = c;
+		}
+		if (sep != ',')
+			break;
+	}
+	fclose(f);
+	if (n == 0)
+		die(1, "no online CPU in /sys/devices/system/cpu/online");
+	return n;
+}
+
+/* Fork the command stopped before exec, so that it is a target from its
+ * first instruction.  Writing a byte to *go starts it; closing *go without
+ * writing makes it exit 127. */
+static pid_t spawn_stopped(char **argv, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		die(1, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die(1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", progname, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+struct collector {
+	struct options opt;
+	struct record_bpf *skel;
+	int *cpus, ncpus;
+	int *event_fds;
+	struct bpf_link **links;
+	struct sideband sb;
+	struct raw_profile prof;
+	struct maptable maps;
+	pid_t child;
+	int child_status;
+	struct timespec t0;
+};
+
+static int want_pid(uint32_t pid, void *arg)
+{
+	struct collector *c = arg;
+	uint8_t v;
+
+	if (!c->skel->rodata->filter_pid)
+		return 1;
+	return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.targets), &pid, &v);
+}
+
+static int load_bpf(struct collector *c)
+{
+	int e;
+
+	c->skel = record_bpf__open();
+	if (!c->skel)
+		return err("cannot open the BPF object: %s", strerror(errno));
+	c->skel->rodata->filter_pid = !c->opt.all;
+	c->skel->rodata->self_pid = (uint32_t)getpid();
+	e = record_bpf__load(c->skel);
+	if (e)
+		return err("the kernel refused the BPF program (%s): run as root or with CAP_BPF + CAP_PERFMON, on a kernel with BTF (CONFIG_DEBUG_INFO_BTF)",
+			   strerror(-e));
+	e = record_bpf__attach(c->skel);
+	if (e)
+		return err("cannot attach to sched_process_fork (%s): children of the target would be missed",
+			   strerror(-e));
+	return 0;
+}
+
+static int add_target(struct collector *c, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &key,
+				   &one, BPF_ANY);
+}
+
+static int open_sampling(struct collector *c)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = c->opt.freq,
+	};
+
+	c->event_fds = xcalloc(c->ncpus, sizeof(int));
+	c->links = xcalloc(c->ncpus, sizeof(*c->links));
+	for (int i = 0; i < c->ncpus; i++) {
+		int fd = (int)syscall(SYS_perf_event_open, &a, -1, c->cpus[i],
+				      -1, PERF_FLAG_FD_CLOEXEC);
+
+		c->event_fds[i] = fd;
+		if (fd < 0)
+			return err("perf_event_open(cpu-clock, cpu %d): %s%s",
+				   c->cpus[i], strerror(errno),
+				   errno == EACCES || errno == EPERM ?
+				   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" : "");
+		c->links[i] = bpf_program__attach_perf_event(c->skel->progs.on_sample, fd);
+		if (!c->links[i])
+			return err("cannot attach the BPF program to cpu %d: %s",
+				   c->cpus[i], strerror(errno));
+	}
+	return 0;
+}
+
+static void close_sampling(struct collector *c)
+{
+	for (int i = 0; i < c->ncpus && c->event_fds; i++) {
+		if (c->links && c->links[i])
+			bpf_link__destroy(c->links[i]);
+		if (c->event_fds[i] > 0)
+			close(c->event_fds[i]);
+	}
+	free(c->links);
+	free(c->event_fds);
+	c->links = NULL;
+	c->event_fds = NULL;
+}
+
+static void scan_existing(struct collector *c)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (c->opt.pid) {
+		if (maps_scan_proc(&c->maps, c->opt.pid))
+			die(1, "process %d does not exist", (int)c->opt.pid);
+		return;
+	}
+	if (!c->opt.all)
+		return;
+	d = opendir("/proc");
+	if (!d)
+		die(1, "cannot read /proc: %s", strerror(errno));
+	while ((e = readdir(d)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			maps_scan_proc(&c->maps, (pid_t)atoi(e->d_name));
+	closedir(d);
+}
+
+static double elapsed(const struct collector *c)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - c->t0.tv_sec) + (t.tv_nsec - c->t0.tv_nsec) / 1e9;
+}
+
+static int target_done(struct collector *c)
+{
+	if (c->child) {
+		pid_t r = waitpid(c->child, &c->child_status, WNOHANG);
+
+		if (r == c->child) {
+			c->child = 0;
+			return 1;
+		}
+		return 0;
+	}
+	if (c->opt.pid && kill(c->opt.pid, 0) && errno == ESRCH)
+		return 1;
+	return c->opt.duration > 0 && elapsed(c) >= c->opt.duration;
+}
+
+static void run_loop(struct collector *c)
+{
+	while (!stop_signal && !target_done(c)) {
+		poll(NULL, 0, 50);
+		sideband_drain(&c->sb, &c->maps, want_pid, c);
+	}
+}
+
+static void count_unattributed(struct raw_profile *p, const char *reason,
+			       uint64_t n)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
+	raw_add_counter(p, name, n);
+}
+
+/* One aggregated stack: the leaf is an IP sample, every adjacent pair of
+ * frames a caller->callee edge. */
+static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
+		      uint64_t count)
+{
+	uint32_t obj, prev_obj = 0;
+	uint64_t off, prev_off = 0;
+	enum unattr_reason r, prev_r;
+
+	r = maps_resolve(&c->maps, pid, ips[0], &prev_obj, &prev_off);
+	if (r != UNATTR_NONE)
+		count_unattributed(&c->prof, unattr_name[r], count);
+	else
+		raw_add_ip(&c->prof.objs[prev_obj], prev_off, count);
+	prev_r = r;
+	for (int i = 1; i < MAX_STACK_DEPTH && ips[i]; i++) {
+		r = maps_resolve(&c->maps, pid, ips[i], &obj, &off);
+		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
+			raw_add_edge(&c->prof.objs[obj], off, prev_obj, prev_off,
+				     count);
+		else
+			raw_add_counter(&c->prof, "edges.unattributed", count);
+		prev_r = r;
+		prev_obj = obj;
+		prev_off = off;
+	}
+}
+
+static void collect_stats(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.stats);
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v = xcalloc(ncpu, sizeof(*v)), sum[STAT_MAX] = { 0 };
+
+	for (uint32_t k = 0; k < STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			sum[k] += v[i];
+	}
+	free(v);
+	raw_add_counter(&c->prof, CNT_SAMPLES, sum[STAT_SAMPLES]);
+	raw_add_counter(&c->prof, CNT_LOST, sum[STAT_STACK_LOST] + sum[STAT_COUNTS_FULL]);
+	raw_add_counter(&c->prof, "lost.stack_map", sum[STAT_STACK_LOST]);
+	raw_add_counter(&c->prof, "lost.counts_map", sum[STAT_COUNTS_FULL]);
+	count_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
+	count_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
+	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
+}
+
+static void collect_stacks(struct collector *c)
+{
+	int cfd = bpf_map__fd(c->skel->maps.counts);
+	int sfd = bpf_map__fd(c->skel->maps.stacks);
+	struct sample_key key, next, *prev = NULL;
+	uint64_t ips[MAX_STACK_DEPTH], count;
+
+	while (!bpf_map_get_next_key(cfd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(cfd, &key, &count))
+			continue;
+		memset(ips, 0, sizeof(ips));
+		if (bpf_map_lookup_elem(sfd, &key.user_stack_id, ips)) {
+			raw_add_counter(&c->prof, CNT_LOST, count);
+			raw_add_counter(&c->prof, "lost.stack_map", count);
+			continue;
+		}
+		add_stack(c, (pid_t)key.pid, ips, count);
+	}
+}
+
+static void set_meta(struct collector *c)
+{
+	struct raw_profile *p = &c->prof;
+	struct utsname u;
+	char buf[512];
+	time_t now = time(NULL);
+
+	uname(&u);
+	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
+	raw_set_meta(p, "host", u.nodename);
+	snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
+	raw_set_meta(p, "kernel", buf);
+	raw_set_meta(p, "event", "cpu-clock");
+	raw_set_meta(p, "mode", "stack-fp");
+	snprintf(buf, sizeof(buf), "%lu", c->opt.freq);
+	raw_set_meta(p, "sample_freq", buf);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	raw_set_meta(p, "start_time", buf);
+	if (c->opt.all) {
+		raw_set_meta(p, "target", "system-wide");
+	} else if (c->opt.pid) {
+		snprintf(buf, sizeof(buf), "pid %d", (int)c->opt.pid);
+		raw_set_meta(p, "target", buf);
+	} else {
+		size_t n = 0;
+
+		buf[0] = '\0';
+		for (char **a = c->opt.command; *a && n < sizeof(buf) - 1; a++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+					      n ? " " : "", *a);
+		raw_set_meta(p, "target", buf);
+	}
+}
+
+static void report(const struct collector *c)
+{
+	const struct raw_profile *p = &c->prof;
+	uint64_t taken = raw_get_counter(p, CNT_SAMPLES), unattr = 0;
+	char line[1024];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const char *name = p->counters[i].name;
+
+		if (strncmp(name, CNT_UNATTR, strlen(CNT_UNATTR)) ||
+		    !p->counters[i].value)
+			continue;
+		unattr += p->counters[i].value;
+		n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+				      "%s%llu %s", n ? ", " : "",
+				      (unsigned long long)p->counters[i].value,
+				      name + strlen(CNT_UNATTR));
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+	}
+	fprintf(stderr, "%s: wrote %s: %llu samples, %llu lost, %llu unattributed%s%s%s, %zu objects, %.1f s\n",
+		progname, c->opt.output, (unsigned long long)taken,
+		(unsigned long long)raw_get_counter(p, CNT_LOST),
+		(unsigned long long)unattr, n ? " (" : "", n ? line : "",
+		n ? ")" : "", p->nobjs, elapsed(c));
+}
+
+int main(int argc, char **argv)
+{
+	struct collector c = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int go = -1, rc = 0;
+
+	progname = "pgoprof-record";
+	parse_options(argc, argv, &c.opt);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	raw_init(&c.prof);
+	maps_init(&c.maps, &c.prof);
+	c.ncpus = online_cpus(&c.cpus);
+	if (c.opt.command)
+		c.child = spawn_stopped(c.opt.command, &go);
+	if (load_bpf(&c))
+		goto fail;
+	if (c.child)
+		add_target(&c, c.child);
+	if (c.opt.pid)
+		add_target(&c, c.opt.pid);
+	if (sideband_open(&c.sb, c.cpus, c.ncpus))
+		goto fail;
+	scan_existing(&c);
+	if (open_sampling(&c))
+		goto fail;
+	set_meta(&c);
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	if (go >= 0) {
+		if (write(go, "g", 1) != 1)
+			die(1, "cannot start the command: %s", strerror(errno));
+		close(go);
+		go = -1;
+	}
+	if (!c.opt.quiet)
+		fprintf(stderr, "%s: recording at %lu Hz on %d CPUs%s\n",
+			progname, c.opt.freq, c.ncpus,
+			c.opt.command ? "" : "; Ctrl-C to stop");
+	run_loop(&c);
+	close_sampling(&c);
+	sideband_drain(&c.sb, &c.maps, want_pid, &c);
+	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
+	collect_stats(&c);
+	collect_stacks(&c);
+	if (raw_write_file(&c.prof, c.opt.output))
+		rc = 1;
+	else if (!c.opt.quiet)
+		report(&c);
+	goto out;
+fail:
+	rc = 1;
+	if (go >= 0)
+		close(go);	/* the command exits 127 without running */
+out:
+	close_sampling(&c);
+	sideband_close(&c.sb);
+	record_bpf__destroy(c.skel);
+	if (c.child) {
+		/* Forward the stop to the command and wait, so that the shell
+		 * gets its status. */
+		if (stop_signal)
+			kill(c.child, stop_signal);
+		waitpid(c.child, &c.child_status, 0);
+	}
+	maps_free(&c.maps);
+	raw_free(&c.prof);
+	free(c.cpus);
+	if (!rc && c.opt.command && WIFEXITED(c.child_status) &&
+	    WEXITSTATUS(c.child_status) && !c.opt.quiet)
+		warnx("note: the command exited with status %d",
+		      WEXITSTATUS(c.child_status));
+	return rc;
+}

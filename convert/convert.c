@@ -1,0 +1,346 @@
+/* pgoprof convert: the samples of one binary (found by build-ID in a raw
+ * profile) -> a function-sample tree -> a compiler's profile format. */
+#include "../cli/cmds.h"
+#include "fstree.h"
+#include "llvm_text.h"
+#include "symbolize.h"
+#include "../lib/util.h"
+#include "../raw/rawprof.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Why a sample or an edge of the binary did not make it into the profile. */
+enum drop {
+	DROP_NO_SEGMENT,	/* file offset outside every PT_LOAD */
+	DROP_NO_FUNCTION,	/* no DWARF function there (PLT, crt code) */
+	DROP_NO_LINE,		/* function without line info there */
+	DROP_NOT_AFTER_CALL,	/* edge: return address not after a call */
+	DROP_NO_CALLEE,		/* edge: callee's object or symbol unknown */
+	DROP_MAX,
+};
+
+static const char *const drop_name[DROP_MAX] = {
+	"outside any loadable segment",
+	"outside any function with debug info (PLT, startup code)",
+	"without line information",
+	"return address not after a call instruction",
+	"callee object or symbol not found",
+};
+
+struct conv {
+	const char *raw_path, *binary, *debug, *output, *format;
+	int quiet;
+	struct raw_profile raw;
+	int obj;			/* the binary's object in raw */
+	struct symbolizer *sym;
+	struct symbolizer **callee_sym;	/* per raw object, opened lazily */
+	int8_t *callee_tried;
+	struct fs_profile prof;
+	struct sym_result *res;
+	uint64_t samples, attributed, edges, edges_used;
+	uint64_t dropped[DROP_MAX];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pgoprof convert RAW --binary ELF [--debug-binary ELF] [-o OUT]\n"
+"                       [--format llvm-text]\n\n"
+"Write the sample profile of one binary from a raw profile.  The binary is\n"
+"found in the profile by its build-ID; it needs debug info (-g; with clang\n"
+"also -fdebug-info-for-profiling), in itself, in --debug-binary, through\n"
+".gnu_debuglink or under /usr/lib/debug/.build-id/.\n\n"
+"  -b, --binary ELF        the executable or shared library to profile\n"
+"  -g, --debug-binary ELF  its separate debug info file\n"
+"  -o, --output OUT        write here (atomically) instead of stdout\n"
+"  -f, --format FORMAT     llvm-text (clang -fprofile-sample-use=OUT)\n"
+"  -q, --quiet             print only errors\n\n"
+"Exit status: 0 written; 1 error (also: build-ID not in the profile); 2 usage.\n");
+}
+
+static int parse_args(struct conv *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'b' },
+		{ "debug-binary", required_argument, NULL, 'g' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int o;
+
+	c->format = "llvm-text";
+	while ((o = getopt_long(argc, argv, "b:g:o:f:qh", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'b': c->binary = optarg; break;
+		case 'g': c->debug = optarg; break;
+		case 'o': c->output = optarg; break;
+		case 'f': c->format = optarg; break;
+		case 'q': c->quiet = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc || !c->binary) {
+		usage(stderr);
+		return 2;
+	}
+	c->raw_path = argv[optind];
+	if (strcmp(c->format, "llvm-text")) {
+		err("--format %s: not known; formats: llvm-text", c->format);
+		return 2;
+	}
+	return 0;
+}
+
+static int find_object(struct conv *c)
+{
+	size_t len;
+	const uint8_t *id = sym_build_id(c->sym, &len);
+	char want[2 * RAW_BUILD_ID_MAX + 1], have[2 * RAW_BUILD_ID_MAX + 1];
+	size_t n = 0;
+
+	if (!id)
+		return err("%s has no build-ID (link with -Wl,--build-id) so its samples cannot be found in %s",
+			   c->binary, c->raw_path);
+	c->obj = raw_find_object(&c->raw, id, (uint32_t)len);
+	if (c->obj >= 0)
+		return 0;
+	hex_string(want, id, len);
+	/* Name the nearest candidates: objects of the same file name. */
+	have[0] = '\0';
+	for (size_t i = 0; i < c->raw.nobjs && n < 1; i++) {
+		const char *b = strrchr(c->raw.objs[i].path, '/');
+		const char *mine = strrchr(c->binary, '/');
+
+		if (b && !strcmp(b + 1, mine ? mine + 1 : c->binary)) {
+			hex_string(have, c->raw.objs[i].build_id,
+				   c->raw.objs[i].build_id_len);
+			n++;
+		}
+	}
+	if (n)
+		return err("%s has build-ID %s but %s has samples of %s build-ID %s: was the binary rebuilt since recording?",
+			   c->binary, want, c->raw_path, c->binary, have);
+	return err("%s has build-ID %s, which %s has no samples of (%zu objects; 'pgoprof show' lists them)",
+		   c->binary, want, c->raw_path, c->raw.nobjs);
+}
+
+/* Innermost frame's profile for a symbolized address, creating the chain of
+ * inlined callsites on the way. */
+static struct fsamples *frame_profile(struct conv *c, const struct sym_result *r)
+{
+	struct fsamples *f = fs_function(&c->prof, r->frames[0].name);
+
+	for (int i = 1; i < r->nframes; i++)
+		f = fs_inlinee(f, r->frames[i - 1].line_offset,
+			       r->frames[i - 1].disc, r->frames[i].name);
+	return f;
+}
+
+static int symbolize_offset(struct conv *c, uint64_t off, uint64_t adjust,
+			    uint64_t count)
+{
+	int nsegs;
+	const struct load_seg *segs = sym_segments(c->sym, &nsegs);
+	uint64_t vaddr;
+
+	if (offset_to_vaddr(segs, nsegs, off, &vaddr)) {
+		c->dropped[DROP_NO_SEGMENT] += count;
+		return -1;
+	}
+	switch (sym_lookup(c->sym, vaddr - adjust, c->res)) {
+	case SYM_OK:
+		return 0;
+	case SYM_NO_FUNCTION:
+		c->dropped[DROP_NO_FUNCTION] += count;
+		return -1;
+	default:
+		c->dropped[DROP_NO_LINE] += count;
+		return -1;
+	}
+}
+
+/* HEAD is estimated in IP mode: the samples at the function's entry
+ * location (the line of its first instruction), docs/convert.md says why. */
+static void add_ip(struct conv *c, const struct raw_ip *ip)
+{
+	const struct sym_result *r = c->res;
+	const struct sym_frame *in;
+	struct fsamples *f;
+
+	c->samples += ip->count;
+	if (symbolize_offset(c, ip->offset, 0, ip->count))
+		return;
+	f = frame_profile(c, r);
+	in = &r->frames[r->nframes - 1];
+	fs_add_body(f, in->line_offset, in->disc, ip->count);
+	if (r->frames[0].line_offset == r->entry_offset &&
+	    r->frames[0].disc == r->entry_disc) {
+		struct fsamples *top = fs_function(&c->prof, r->frames[0].name);
+
+		top->head += ip->count;
+	}
+	c->attributed += ip->count;
+}
+
+static struct symbolizer *callee_symbolizer(struct conv *c, uint32_t obj)
+{
+	const struct raw_object *o = &c->raw.objs[obj];
+	struct symbolizer *s;
+	const uint8_t *id;
+	size_t len;
+
+	if ((int)obj == c->obj)
+		return c->sym;
+	if (c->callee_tried[obj])
+		return c->callee_sym[obj];
+	c->callee_tried[obj] = 1;
+	if (o->path[0] != '/' || access(o->path, R_OK))
+		return NULL;
+	s = sym_open(o->path, NULL, 0);
+	if (!s)
+		return NULL;
+	id = sym_build_id(s, &len);
+	if (!id || len != o->build_id_len || memcmp(id, o->build_id, len)) {
+		sym_close(s);	/* replaced since recording */
+		return NULL;
+	}
+	return c->callee_sym[obj] = s;
+}
+
+static const char *callee_name(struct conv *c, uint32_t obj, uint64_t off)
+{
+	struct symbolizer *s = callee_symbolizer(c, obj);
+	const struct load_seg *segs;
+	uint64_t vaddr;
+	int n;
+
+	if (!s)
+		return NULL;
+	segs = sym_segments(s, &n);
+	if (offset_to_vaddr(segs, n, off, &vaddr))
+		return NULL;
+	return sym_function_name(s, vaddr);
+}
+
+/* A stack edge becomes a call target at the call's location, in the
+ * innermost inlined frame that made the call. */
+static void add_edge(struct conv *c, const struct raw_edge *e)
+{
+	const struct sym_result *r = c->res;
+	const struct load_seg *segs;
+	const struct sym_frame *in;
+	const char *callee;
+	uint64_t vaddr;
+	int n;
+
+	c->edges += e->count;
+	segs = sym_segments(c->sym, &n);
+	if (offset_to_vaddr(segs, n, e->ret_offset, &vaddr)) {
+		c->dropped[DROP_NO_SEGMENT] += e->count;
+		return;
+	}
+	if (!sym_follows_call(c->sym, vaddr)) {
+		c->dropped[DROP_NOT_AFTER_CALL] += e->count;
+		return;
+	}
+	/* The call instruction ends at the return address: look it up one
+	 * byte before, where the call's own line and inline chain are. */
+	if (symbolize_offset(c, e->ret_offset, 1, e->count))
+		return;
+	callee = callee_name(c, e->callee_obj, e->callee_offset);
+	if (!callee) {
+		c->dropped[DROP_NO_CALLEE] += e->count;
+		return;
+	}
+	in = &r->frames[r->nframes - 1];
+	fs_add_target(frame_profile(c, r), in->line_offset, in->disc, callee,
+		      e->count);
+	c->edges_used += e->count;
+}
+
+static int write_output(struct conv *c)
+{
+	struct outfile o;
+
+	if (!c->output)
+		return llvm_text_write(&c->prof, stdout) || fflush(stdout) ?
+		       err("cannot write to standard output") : 0;
+	if (outfile_open(&o, c->output))
+		return -1;
+	if (llvm_text_write(&c->prof, o.f)) {
+		outfile_abort(&o);
+		return err("cannot write %s", c->output);
+	}
+	return outfile_commit(&o);
+}
+
+static void report(const struct conv *c)
+{
+	uint64_t total = raw_get_counter(&c->raw, CNT_SAMPLES);
+
+	fprintf(stderr, "%s: %" PRIu64 " samples of %s (of %" PRIu64 " in the profile); %" PRIu64 " attributed to %zu functions (%.1f%%)\n",
+		progname, c->samples, c->binary, total, c->attributed,
+		c->prof.nfuncs,
+		c->samples ? 100.0 * (double)c->attributed / (double)c->samples : 0.0);
+	for (int i = 0; i < DROP_MAX; i++)
+		if (c->dropped[i])
+			fprintf(stderr, "%s:   %" PRIu64 " dropped: %s\n",
+				progname, c->dropped[i], drop_name[i]);
+	fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " stack edges became call targets\n",
+		progname, c->edges_used, c->edges);
+	if (!c->samples)
+		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct conv c = { 0 };
+	int rc;
+
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc;
+	rc = 1;
+	if (raw_read_file(&c.raw, c.raw_path))
+		return 1;
+	c.sym = sym_open(c.binary, c.debug, 1);
+	if (!c.sym || find_object(&c))
+		goto out;
+	fs_init(&c.prof);
+	c.res = xmalloc(sizeof(*c.res));
+	c.callee_sym = xcalloc(c.raw.nobjs, sizeof(*c.callee_sym));
+	c.callee_tried = xcalloc(c.raw.nobjs, 1);
+	{
+		const struct raw_object *o = &c.raw.objs[c.obj];
+
+		for (size_t i = 0; i < o->nips; i++)
+			add_ip(&c, &o->ips[i]);
+		for (size_t i = 0; i < o->nedges; i++)
+			add_edge(&c, &o->edges[i]);
+	}
+	fs_finish(&c.prof);
+	if (!write_output(&c)) {
+		rc = 0;
+		if (!c.quiet)
+			report(&c);
+	}
+	for (size_t i = 0; i < c.raw.nobjs; i++)
+		if ((int)i != c.obj)
+			sym_close(c.callee_sym[i]);
+	free(c.callee_sym);
+	free(c.callee_tried);
+	free(c.res);
+	fs_free(&c.prof);
+out:
+	sym_close(c.sym);
+	raw_free(&c.raw);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* File offsets <-> ELF virtual addresses over the PT_LOAD segments: the raw
+ * profile speaks file offsets (what a mapping gives at run time, whatever
+ * the load address), DWARF speaks ELF virtual addresses. */
+#ifndef PGOPROF_ELFADDR_H
+#define PGOPROF_ELFADDR_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct load_seg {
+	uint64_t offset, filesz;	/* file bytes [offset, offset+filesz) */
+	uint64_t vaddr, memsz;		/* loaded at [vaddr, vaddr+memsz) */
+	uint32_t flags;			/* PF_X, PF_R, PF_W */
+};
+
+/* The PT_LOAD segments of elf, executable ones first (a sampled address is
+ * in code; first match wins).  *segs is malloc'd.  Returns the count, or -1
+ * on a malformed program header table. */
+int elf_load_segments(Elf *elf, struct load_seg **segs);
+
+/* File offset -> ELF virtual address.  Returns 0, or -1 if no segment holds
+ * the offset. */
+int offset_to_vaddr(const struct load_seg *segs, int n, uint64_t off,
+		    uint64_t *vaddr);
+/* ELF virtual address -> file offset (inverse of offset_to_vaddr for bytes
+ * present in the file).  Returns 0 or -1. */
+int vaddr_to_offset(const struct load_seg *segs, int n, uint64_t vaddr,
+		    uint64_t *off);
+
+#endif

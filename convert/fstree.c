@@ -1,0 +1,199 @@
+#include "fstree.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void fs_init(struct fs_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void fs_node_free(struct fsamples *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nbody; i++) {
+		for (size_t j = 0; j < f->body[i].ntargets; j++)
+			free(f->body[i].targets[j].name);
+		free(f->body[i].targets);
+	}
+	for (size_t i = 0; i < f->ncs; i++)
+		fs_node_free(f->cs[i].callee);
+	free(f->body);
+	free(f->cs);
+	free(f->name);
+	free(f);
+}
+
+void fs_free(struct fs_profile *p)
+{
+	for (size_t i = 0; i < p->nfuncs; i++)
+		fs_node_free(p->funcs[i]);
+	free(p->funcs);
+	free(p->hash);
+	fs_init(p);
+}
+
+static struct fsamples *new_node(const char *name)
+{
+	struct fsamples *f = xcalloc(1, sizeof(*f));
+
+	f->name = xstrdup(name);
+	return f;
+}
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
+static void rehash(struct fs_profile *p)
+{
+	free(p->hash);
+	p->hash_size = p->hash_size ? 2 * p->hash_size : 1024;
+	p->hash = xcalloc(p->hash_size, sizeof(*p->hash));
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		size_t h = name_hash(p->funcs[i]->name) & (p->hash_size - 1);
+
+		while (p->hash[h])
+			h = (h + 1) & (p->hash_size - 1);
+		p->hash[h] = i + 1;
+	}
+}
+
+struct fsamples *fs_function(struct fs_profile *p, const char *name)
+{
+	size_t h;
+
+	if (2 * (p->nfuncs + 1) > p->hash_size)
+		rehash(p);
+	h = name_hash(name) & (p->hash_size - 1);
+	for (; p->hash[h]; h = (h + 1) & (p->hash_size - 1))
+		if (!strcmp(p->funcs[p->hash[h] - 1]->name, name))
+			return p->funcs[p->hash[h] - 1];
+	grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));
+	p->funcs[p->nfuncs] = new_node(name);
+	p->hash[h] = ++p->nfuncs;
+	return p->funcs[p->nfuncs - 1];
+}
+
+struct fsamples *fs_inlinee(struct fsamples *f, uint32_t line, uint32_t disc,
+			    const char *callee)
+{
+	for (size_t i = 0; i < f->ncs; i++)
+		if (f->cs[i].line == line && f->cs[i].disc == disc &&
+		    !strcmp(f->cs[i].callee->name, callee))
+			return f->cs[i].callee;
+	grow(&f->cs, &f->cap_cs, f->ncs + 1, sizeof(*f->cs));
+	f->cs[f->ncs] = (struct fs_callsite){ line, disc, new_node(callee) };
+	return f->cs[f->ncs++].callee;
+}
+
+struct fs_body *fs_body_at(struct fsamples *f, uint32_t line, uint32_t disc)
+{
+	for (size_t i = f->nbody; i-- > 0;)
+		if (f->body[i].line == line && f->body[i].disc == disc)
+			return &f->body[i];
+	grow(&f->body, &f->cap_body, f->nbody + 1, sizeof(*f->body));
+	f->body[f->nbody] = (struct fs_body){ .line = line, .disc = disc };
+	return &f->body[f->nbody++];
+}
+
+void fs_add_body(struct fsamples *f, uint32_t line, uint32_t disc,
+		 uint64_t count)
+{
+	struct fs_body *b = fs_body_at(f, line, disc);
+
+	b->count = sat_add(b->count, count);
+}
+
+void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
+		   const char *callee, uint64_t count)
+{
+	struct fs_body *b = fs_body_at(f, line, disc);
+
+	for (size_t i = 0; i < b->ntargets; i++) {
+		if (!strcmp(b->targets[i].name, callee)) {
+			b->targets[i].count = sat_add(b->targets[i].count, count);
+			return;
+		}
+	}
+	grow(&b->targets, &b->cap_targets, b->ntargets + 1, sizeof(*b->targets));
+	b->targets[b->ntargets++] = (struct fs_target){ xstrdup(callee), count };
+}
+
+static int cmp_loc(uint32_t l1, uint32_t d1, uint32_t l2, uint32_t d2)
+{
+	if (l1 != l2)
+		return l1 < l2 ? -1 : 1;
+	return (d1 > d2) - (d1 < d2);
+}
+
+static int cmp_body(const void *a, const void *b)
+{
+	const struct fs_body *x = a, *y = b;
+
+	return cmp_loc(x->line, x->disc, y->line, y->disc);
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct fs_target *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_cs(const void *a, const void *b)
+{
+	const struct fs_callsite *x = a, *y = b;
+	int c = cmp_loc(x->line, x->disc, y->line, y->disc);
+
+	return c ? c : strcmp(x->callee->name, y->callee->name);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct fsamples *x = *(struct fsamples *const *)a;
+	const struct fsamples *y = *(struct fsamples *const *)b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static uint64_t finish_node(struct fsamples *f)
+{
+	uint64_t t = 0;
+
+	qsort(f->body, f->nbody, sizeof(*f->body), cmp_body);
+	for (size_t i = 0; i < f->nbody; i++) {
+		qsort(f->body[i].targets, f->body[i].ntargets,
+		      sizeof(*f->body[i].targets), cmp_target);
+		t = sat_add(t, f->body[i].count);
+	}
+	qsort(f->cs, f->ncs, sizeof(*f->cs), cmp_cs);
+	for (size_t i = 0; i < f->ncs; i++)
+		t = sat_add(t, finish_node(f->cs[i].callee));
+	f->total = t;
+	return t;
+}
+
+void fs_finish(struct fs_profile *p)
+{
+	for (size_t i = 0; i < p->nfuncs; i++)
+		finish_node(p->funcs[i]);
+	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
+	rehash(p);	/* indexes moved */
+}

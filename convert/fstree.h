@@ -1,0 +1,72 @@
+/* The function-sample tree that every profile format is written from and
+ * read into: LLVM's FunctionSamples (llvm/include/llvm/ProfileData/
+ * SampleProf.h) in C.  Locations are (line offset, discriminator); counts
+ * are samples (IP mode) or executions (branch-record mode). */
+#ifndef PGOPROF_FSTREE_H
+#define PGOPROF_FSTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fs_target {
+	char *name;
+	uint64_t count;
+};
+
+/* Samples at one location of a function's own body, with the call targets
+ * of a call at that location. */
+struct fs_body {
+	uint32_t line, disc;
+	uint64_t count;
+	struct fs_target *targets;
+	size_t ntargets, cap_targets;
+};
+
+struct fsamples;
+
+/* An inlined call at (line, disc): the inlined function's own profile. */
+struct fs_callsite {
+	uint32_t line, disc;
+	struct fsamples *callee;
+};
+
+struct fsamples {
+	char *name;		/* linkage name */
+	uint64_t total;		/* body + callsites, set by fs_finish */
+	uint64_t head;		/* entry count (top level only) */
+	struct fs_body *body;
+	size_t nbody, cap_body;
+	struct fs_callsite *cs;
+	size_t ncs, cap_cs;
+};
+
+struct fs_profile {
+	struct fsamples **funcs;	/* top level; sorted by fs_finish */
+	size_t nfuncs, cap_funcs;
+	size_t *hash;			/* name -> index + 1, open addressing */
+	size_t hash_size;
+};
+
+void fs_init(struct fs_profile *p);
+void fs_free(struct fs_profile *p);
+
+/* Top-level profile of the function name, created empty if new. */
+struct fsamples *fs_function(struct fs_profile *p, const char *name);
+/* Profile of callee inlined into f at (line, disc), created if new. */
+struct fsamples *fs_inlinee(struct fsamples *f, uint32_t line, uint32_t disc,
+			    const char *callee);
+/* The body record of f at (line, disc), created with count 0 if new. */
+struct fs_body *fs_body_at(struct fsamples *f, uint32_t line, uint32_t disc);
+void fs_add_body(struct fsamples *f, uint32_t line, uint32_t disc,
+		 uint64_t count);
+void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
+		   const char *callee, uint64_t count);
+
+/* Canonical order and totals: body records by (line, disc), call targets by
+ * count descending then name, callsites by (line, disc, name) -- the order
+ * of LLVM's SampleProfileWriterText -- and TOTAL = body counts plus the
+ * totals of inlined callsites, recursively.  Top-level functions by total
+ * descending, then name.  Counts saturate at UINT64_MAX. */
+void fs_finish(struct fs_profile *p);
+
+#endif

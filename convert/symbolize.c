@@ -1,0 +1,447 @@
+/* Symbolization with libdw: one pass over the DWARF builds a sorted index
+ * of function address ranges; each lookup then finds its function by binary
+ * search and descends only that function's DIE tree for inlined frames. */
+#include "symbolize.h"
+#include "../lib/util.h"
+
+#include <capstone/capstone.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* GNU extension: discriminator of an inlined call site (LLVM's
+ * DwarfCompileUnit::constructInlinedScopeDIE emits it). */
+#define DW_AT_GNU_discriminator_ 0x2136
+#define MAX_DIE_DEPTH 256
+
+struct func {
+	Dwarf_Off die;
+	uint8_t clang;		/* discriminators are LLVM-encoded */
+	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
+	uint32_t entry_offset, entry_disc;
+};
+
+struct range {
+	uint64_t low, high;
+	uint32_t func;
+};
+
+struct symbolizer {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;
+	GElf_Addr elf_bias;
+	Dwarf *dw;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	struct load_seg *segs;
+	int nsegs;
+	struct func *funcs;
+	size_t nfuncs, cap_funcs;
+	struct range *ranges;
+	size_t nranges, cap_ranges;
+	csh cs;
+	int cs_ok;
+	int x86;
+};
+
+static const char *debug_override;
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	if (debug_override) {
+		int fd = open(debug_override, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			*debuginfo_file_name = xstrdup(debug_override);
+		return fd;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int is_clang(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *p = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &a));
+
+	return p && strstr(p, "clang");
+}
+
+static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	uint32_t f = (uint32_t)s->nfuncs;
+	int any = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo || lo == 0)
+			continue;	/* discarded by the linker */
+		grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof(*s->ranges));
+		s->ranges[s->nranges++] = (struct range){ lo, hi, f };
+		any = 1;
+	}
+	if (!any)
+		return;
+	grow(&s->funcs, &s->cap_funcs, s->nfuncs + 1, sizeof(*s->funcs));
+	s->funcs[s->nfuncs++] = (struct func){ dwarf_dieoffset(die), (uint8_t)clang };
+}
+
+/* Subprograms at CU level, or inside namespaces and classes (C++). */
+static void index_children(struct symbolizer *s, Dwarf_Die *parent, int clang,
+			   int depth)
+{
+	Dwarf_Die d;
+
+	if (depth > 16 || dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&d)) {
+		case DW_TAG_subprogram:
+			index_function(s, &d, clang);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+			index_children(s, &d, clang, depth + 1);
+			break;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return (x->low > y->low) - (x->low < y->low);
+}
+
+static void build_index(struct symbolizer *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cu;
+
+	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(s->dw, off + hsize, &cu))
+			index_children(s, &cu, is_clang(&cu), 0);
+		off = next;
+	}
+	qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
+}
+
+static int open_elf_parts(struct symbolizer *s, const char *path)
+{
+	const void *id;
+	ssize_t idlen;
+	GElf_Ehdr eh;
+
+	s->elf = dwfl_module_getelf(s->mod, &s->elf_bias);
+	if (!s->elf)
+		return err("%s: not a readable ELF file: %s", path, dwfl_errmsg(-1));
+	idlen = dwelf_elf_gnu_build_id(s->elf, &id);
+	if (idlen > 0) {
+		s->build_id = id;
+		s->build_id_len = (size_t)idlen;
+	}
+	s->nsegs = elf_load_segments(s->elf, &s->segs);
+	if (s->nsegs <= 0)
+		return err("%s: no loadable segments (not an executable or shared library?)", path);
+	if (gelf_getehdr(s->elf, &eh)) {
+		s->x86 = eh.e_machine == EM_X86_64;
+		if (eh.e_machine == EM_X86_64)
+			s->cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) == CS_ERR_OK;
+		else if (eh.e_machine == EM_AARCH64)
+			s->cs_ok = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &s->cs) == CS_ERR_OK;
+		if (s->cs_ok)
+			cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	}
+	return 0;
+}
+
+struct symbolizer *sym_open(const char *path, const char *debug_path,
+			    int need_dwarf)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	Dwarf_Addr bias;
+
+	if (access(path, R_OK)) {
+		err("cannot open %s: %s", path, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	if (debug_path && access(debug_path, R_OK)) {
+		err("cannot open %s: %s", debug_path, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	s->path = xstrdup(path);
+	debug_override = debug_path;
+	s->dwfl = dwfl_begin(&callbacks);
+	if (!s->dwfl)
+		goto fail_msg;
+	s->mod = dwfl_report_offline(s->dwfl, path, path, -1);
+	if (!s->mod || dwfl_report_end(s->dwfl, NULL, NULL))
+		goto fail_msg;
+	if (open_elf_parts(s, path))
+		goto fail;
+	s->dw = dwfl_module_getdwarf(s->mod, &bias);
+	debug_override = NULL;
+	if (s->dw)
+		build_index(s);
+	if (need_dwarf && (!s->dw || !s->nranges)) {
+		err("%s: no debug info%s: build with -g, or pass --debug-binary FILE",
+		    debug_path ? debug_path : path,
+		    s->dw ? " with functions" : "");
+		goto fail;
+	}
+	return s;
+fail_msg:
+	err("%s: %s", path, dwfl_errmsg(-1));
+fail:
+	debug_override = NULL;
+	sym_close(s);
+	return NULL;
+}
+
+void sym_close(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->cs_ok)
+		cs_close(&s->cs);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->segs);
+	free(s->funcs);
+	free(s->ranges);
+	free(s->path);
+	free(s);
+}
+
+const uint8_t *sym_build_id(struct symbolizer *s, size_t *len)
+{
+	*len = s->build_id_len;
+	return s->build_id;
+}
+
+const struct load_seg *sym_segments(struct symbolizer *s, int *n)
+{
+	*n = s->nsegs;
+	return s->segs;
+}
+
+uint32_t sym_base_disc(uint32_t d)
+{
+	if (d & 1)
+		return 0;
+	d >>= 1;
+	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+}
+
+static const struct range *find_range(const struct symbolizer *s, uint64_t a)
+{
+	size_t lo = 0, hi = s->nranges;
+
+	while (lo < hi) {	/* first range with low > a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ranges[mid].low <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of different functions do not overlap, but a function's
+	 * range may contain another's (rare): look back a few. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (a < s->ranges[i].high)
+			return &s->ranges[i];
+	return NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n ? n : "";
+}
+
+static uint32_t die_udata(Dwarf_Die *die, unsigned attr, int integrate)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w = 0;
+
+	if (integrate ? dwarf_attr_integrate(die, attr, &a) : dwarf_attr(die, attr, &a))
+		dwarf_formudata(&a, &w);
+	return (uint32_t)w;
+}
+
+/* Push onto chain the inlined subroutines that contain addr below parent,
+ * outermost first.  Returns 1 if one was found on this path. */
+static int descend(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, int *n,
+		   int *truncated, int depth)
+{
+	Dwarf_Die d;
+
+	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &d) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&d), has = dwarf_haspc(&d, addr) == 1;
+
+		if (tag == DW_TAG_inlined_subroutine && has) {
+			if (*n < SYM_MAX_FRAMES)
+				chain[(*n)++] = d;
+			else
+				*truncated = 1;
+			descend(&d, addr, chain, n, truncated, depth + 1);
+			return 1;
+		}
+		/* A block without addresses of its own may still hold
+		 * inlined code. */
+		if (tag == DW_TAG_lexical_block &&
+		    (has || (!dwarf_hasattr(&d, DW_AT_low_pc) &&
+			     !dwarf_hasattr(&d, DW_AT_ranges))) &&
+		    descend(&d, addr, chain, n, truncated, depth + 1))
+			return 1;
+		if (has && tag == DW_TAG_lexical_block)
+			return 0;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
+				 uint64_t addr, struct sym_result *r)
+{
+	Dwarf_Die chain[SYM_MAX_FRAMES], cu;
+	Dwarf_Line *line;
+	unsigned disc = 0;
+	int lineno = 0, n = 1;
+
+	r->truncated = 0;
+	if (!dwarf_offdie(s->dw, f->die, &chain[0]) ||
+	    !dwarf_diecu(&chain[0], &cu, NULL, NULL))
+		return SYM_NO_FUNCTION;
+	descend(&chain[0], addr, chain, &n, &r->truncated, 0);
+	line = dwarf_getsrc_die(&cu, addr);
+	if (!line || dwarf_lineno(line, &lineno))
+		return SYM_NO_LINE;
+	dwarf_linediscriminator(line, &disc);
+	r->nframes = n;
+	for (int i = 0; i < n; i++) {
+		uint32_t decl = die_udata(&chain[i], DW_AT_decl_line, 1);
+		uint32_t ln = i + 1 < n ? die_udata(&chain[i + 1], DW_AT_call_line, 0)
+					: (uint32_t)lineno;
+		uint32_t d = i + 1 < n ? die_udata(&chain[i + 1], DW_AT_GNU_discriminator_, 0)
+				       : disc;
+
+		r->frames[i].name = die_name(&chain[i]);
+		r->frames[i].line_offset = (ln - decl) & 0xffff;
+		r->frames[i].disc = f->clang ? sym_base_disc(d) : d;
+	}
+	return SYM_OK;
+}
+
+/* Where the function's entry address lies in its own body (frame 0). */
+static void entry_location(struct symbolizer *s, struct func *f)
+{
+	Dwarf_Die die;
+	Dwarf_Addr entry;
+	struct sym_result *r;
+
+	f->entry_state = -1;
+	if (!dwarf_offdie(s->dw, f->die, &die) || dwarf_entrypc(&die, &entry))
+		return;
+	r = xmalloc(sizeof(*r));
+	if (lookup_in(s, f, entry, r) == SYM_OK) {
+		f->entry_state = 1;
+		f->entry_offset = r->frames[0].line_offset;
+		f->entry_disc = r->frames[0].disc;
+	}
+	free(r);
+}
+
+enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
+			   struct sym_result *r)
+{
+	const struct range *rg = find_range(s, vaddr);
+	struct func *f;
+	enum sym_status st;
+
+	if (!rg)
+		return SYM_NO_FUNCTION;
+	f = &s->funcs[rg->func];
+	st = lookup_in(s, f, vaddr, r);
+	if (st != SYM_OK)
+		return st;
+	if (f->entry_state == 0)
+		entry_location(s, f);
+	r->entry_offset = f->entry_state > 0 ? f->entry_offset : UINT32_MAX;
+	r->entry_disc = f->entry_disc;
+	return SYM_OK;
+}
+
+const char *sym_function_name(struct symbolizer *s, uint64_t vaddr)
+{
+	const struct range *rg = s->dw ? find_range(s, vaddr) : NULL;
+	Dwarf_Die die;
+	const char *n;
+
+	if (rg && dwarf_offdie(s->dw, s->funcs[rg->func].die, &die)) {
+		n = die_name(&die);
+		if (*n)
+			return n;
+	}
+	n = dwfl_module_addrname(s->mod, vaddr + s->elf_bias);
+	return n && *n ? n : NULL;
+}
+
+int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
+{
+	size_t size;
+	const uint8_t *img = (const uint8_t *)elf_rawfile(s->elf, &size);
+	uint64_t off;
+	int found = 0;
+
+	if (!s->cs_ok || !img || vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) ||
+	    off > size)
+		return 0;
+	/* x86 call encodings are 2 to 7 bytes; aarch64 BL/BLR are 4. */
+	for (int len = s->x86 ? 2 : 4; len <= (s->x86 ? 7 : 4) && !found; len++) {
+		cs_insn *insn;
+
+		if (off < (uint64_t)len)
+			break;
+		if (cs_disasm(s->cs, img + off - len, len, vaddr - len, 1, &insn) == 1) {
+			found = insn->size == len &&
+				cs_insn_group(s->cs, insn, CS_GRP_CALL);
+			cs_free(insn, 1);
+		}
+	}
+	return found;
+}

@@ -1,0 +1,68 @@
+/* One ELF binary and its debug info: ELF virtual address -> inline chain
+ * (linkage name, line offset, discriminator per frame), with libdw. */
+#ifndef PGOPROF_SYMBOLIZE_H
+#define PGOPROF_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "elfaddr.h"
+
+#define SYM_MAX_FRAMES 64
+
+/* One frame of an inline chain.  line/disc locate the point inside this
+ * frame's function: the sampled instruction in the innermost frame, the
+ * call site of the next-inner frame otherwise.  line_offset is
+ * (line - DW_AT_decl_line) & 0xffff, as LLVM's FunctionSamples::getOffset
+ * computes it (llvm/include/llvm/ProfileData/SampleProf.h). */
+struct sym_frame {
+	const char *name;	/* linkage name; owned by the symbolizer */
+	uint32_t line_offset;
+	uint32_t disc;		/* base discriminator (see sym_base_disc) */
+};
+
+struct sym_result {
+	int nframes;		/* frames[0] is the outermost (real) function */
+	struct sym_frame frames[SYM_MAX_FRAMES];
+	/* Location of the function's entry address in frames[0], for the head
+	 * sample estimate. */
+	uint32_t entry_offset, entry_disc;
+	int truncated;		/* inline nesting deeper than SYM_MAX_FRAMES */
+};
+
+enum sym_status {
+	SYM_OK,
+	SYM_NO_FUNCTION,	/* no DWARF subprogram covers the address */
+	SYM_NO_LINE,		/* the CU's line table has no row for it */
+};
+
+struct symbolizer;
+
+/* Open binary (and its debug info: debug_path if given, else the binary's
+ * own .debug_info, else .gnu_debuglink or /usr/lib/debug/.build-id/).
+ * need_dwarf: fail when no debug info is found.  Returns NULL after a
+ * one-line message naming the file and the fix. */
+struct symbolizer *sym_open(const char *path, const char *debug_path,
+			    int need_dwarf);
+void sym_close(struct symbolizer *s);
+
+/* The binary's GNU build-ID; *len bytes, owned by s.  NULL if it has none. */
+const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
+const struct load_seg *sym_segments(struct symbolizer *s, int *n);
+
+/* Symbolize an ELF virtual address of the binary. */
+enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
+			   struct sym_result *r);
+/* Linkage name of the (non-inlined) function containing vaddr: from DWARF,
+ * else from .symtab/.dynsym.  NULL if none.  Owned by s. */
+const char *sym_function_name(struct symbolizer *s, uint64_t vaddr);
+/* 1 if the instruction that ends at vaddr is a call (so vaddr is a
+ * plausible return address), 0 if not, decoded with capstone. */
+int sym_follows_call(struct symbolizer *s, uint64_t vaddr);
+
+/* LLVM's base discriminator from a clang-encoded one: the inverse of
+ * DILocation::encodeDiscriminator's first component
+ * (llvm/include/llvm/IR/DebugInfoMetadata.h,
+ * getBaseDiscriminatorFromDiscriminator, getUnsignedFromPrefixEncoding). */
+uint32_t sym_base_disc(uint32_t d);
+
+#endif

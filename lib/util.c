@@ -1,0 +1,213 @@
+#include "util.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *progname = "pgoprof";
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die(1, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die(1, "out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die(1, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die(1, "out of memory");
+	return d;
+}
+
+void grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **p = arr;
+	size_t n = *cap;
+
+	if (need <= n)
+		return;
+	while (n < need)
+		n = n ? 2 * n : 16;
+	if (n > SIZE_MAX / elem)
+		die(1, "out of memory (array of %zu elements)", n);
+	*p = xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+void hex_string(char *out, const uint8_t *id, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+int outfile_open(struct outfile *o, const char *path)
+{
+	char *dcopy = xstrdup(path), *bcopy = xstrdup(path);
+	const char *dir = dirname(dcopy), *base = basename(bcopy);
+	size_t n = strlen(dir) + strlen(base) + 16;
+	int fd;
+
+	o->path = xstrdup(path);
+	o->tmp = xmalloc(n);
+	snprintf(o->tmp, n, "%s/.%s.XXXXXX", dir, base);
+	free(dcopy);
+	free(bcopy);
+	o->f = NULL;
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		err("cannot create %s: %s", o->tmp, strerror(errno));
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return -1;
+	}
+	/* mkstemp gives 0600; a profile is meant to be shared. */
+	fchmod(fd, 0644);
+	o->f = fdopen(fd, "wb");
+	if (!o->f) {
+		close(fd);
+		outfile_abort(o);
+		return err("cannot open %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->f = NULL;
+	o->tmp = o->path = NULL;
+}
+
+int outfile_commit(struct outfile *o)
+{
+	int bad = ferror(o->f) | fflush(o->f) | fsync(fileno(o->f));
+
+	if (bad) {
+		int e = errno;
+
+		outfile_abort(o);
+		errno = e;
+		return err("cannot write %s: %s", o->path ? o->path : "output",
+			   strerror(errno));
+	}
+	if (fclose(o->f)) {
+		o->f = NULL;
+		int e = errno;
+		outfile_abort(o);
+		return err("cannot write output: %s", strerror(e));
+	}
+	o->f = NULL;
+	if (rename(o->tmp, o->path)) {
+		int e = errno;
+		char *p = xstrdup(o->path);
+
+		outfile_abort(o);
+		err("cannot rename to %s: %s", p, strerror(e));
+		free(p);
+		return -1;
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+uint8_t *read_whole_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f) {
+		err("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		grow(&buf, &cap, n + 65536 + 1, 1);
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		err("cannot read %s: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}

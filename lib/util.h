@@ -1,0 +1,54 @@
+/* Small helpers shared by both programs: allocation that cannot fail
+ * silently, error messages with the program name, and output files that
+ * appear whole or not at all. */
+#ifndef PGOPROF_UTIL_H
+#define PGOPROF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Set once by main(); prefixes every message. */
+extern const char *progname;
+
+/* Print "progname: message" on stderr.  err() returns -1 so callers can
+ * write "return err(...)". */
+int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print like err() and exit(status). */
+void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* Allocation that exits with a message when memory runs out: a profile
+ * half-built is worse than none. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
+void grow(void *arr, size_t *cap, size_t need, size_t elem);
+
+/* Hex text of a build-ID: out must hold 2*len+1 bytes. */
+void hex_string(char *out, const uint8_t *id, size_t len);
+
+/* An output file written to "DIR/.NAME.XXXXXX" and renamed over NAME by
+ * outfile_commit(), so that readers never see a half-written profile.
+ * outfile_abort() removes the temporary.  Both return -1 with a message
+ * naming the file on failure (full disk, read-only directory). */
+struct outfile {
+	char *path;
+	char *tmp;
+	FILE *f;
+};
+int outfile_open(struct outfile *o, const char *path);
+int outfile_commit(struct outfile *o);
+void outfile_abort(struct outfile *o);
+
+/* Read a whole file into memory (malloc'd, *len bytes, NUL-terminated one
+ * byte past the end for text parsers).  Returns NULL with a message naming
+ * the file on error. */
+uint8_t *read_whole_file(const char *path, size_t *len);
+
+#endif

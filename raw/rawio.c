@@ -1,0 +1,280 @@
+/* The raw profile's bytes: writer and bounds-checked reader.  Layout in
+ * docs/raw-format.md; all integers little-endian. */
+#include "rawprof.h"
+#include "../lib/bytes.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STR (1u << 20)
+
+static size_t section_begin(struct wbuf *b, uint32_t type)
+{
+	wb_u32(b, type);
+	wb_u32(b, 0);
+	wb_u64(b, 0);
+	return b->len;
+}
+
+static void section_end(struct wbuf *b, size_t start)
+{
+	wb_patch_u64(b, start - 8, b->len - start);
+}
+
+static void write_object(struct wbuf *b, const struct raw_object *o)
+{
+	size_t s = section_begin(b, RAW_SEC_OBJECT);
+
+	wb_u32(b, o->build_id_len);
+	wb_bytes(b, o->build_id, o->build_id_len);
+	wb_str(b, o->path);
+	wb_u64(b, o->nips);
+	for (size_t i = 0; i < o->nips; i++) {
+		wb_u64(b, o->ips[i].offset);
+		wb_u64(b, o->ips[i].count);
+	}
+	wb_u64(b, o->nedges);
+	for (size_t i = 0; i < o->nedges; i++) {
+		wb_u64(b, o->edges[i].ret_offset);
+		wb_u32(b, o->edges[i].callee_obj);
+		wb_u32(b, 0);
+		wb_u64(b, o->edges[i].callee_offset);
+		wb_u64(b, o->edges[i].count);
+	}
+	section_end(b, s);
+}
+
+int raw_write(struct raw_profile *p, FILE *f)
+{
+	struct wbuf b = { 0 };
+	size_t s;
+	int rc = 0;
+
+	raw_normalize(p);
+	wb_bytes(&b, RAW_MAGIC, 8);
+	wb_u32(&b, RAW_VERSION);
+	wb_u32(&b, (uint32_t)(2 + p->nobjs));
+	s = section_begin(&b, RAW_SEC_META);
+	wb_u32(&b, (uint32_t)p->nmeta);
+	for (size_t i = 0; i < p->nmeta; i++) {
+		wb_str(&b, p->meta[i].key);
+		wb_str(&b, p->meta[i].value);
+	}
+	section_end(&b, s);
+	s = section_begin(&b, RAW_SEC_COUNTERS);
+	wb_u32(&b, (uint32_t)p->ncounters);
+	for (size_t i = 0; i < p->ncounters; i++) {
+		wb_str(&b, p->counters[i].name);
+		wb_u64(&b, p->counters[i].value);
+	}
+	section_end(&b, s);
+	for (size_t i = 0; i < p->nobjs; i++)
+		write_object(&b, &p->objs[i]);
+	if (fwrite(b.data, 1, b.len, f) != b.len)
+		rc = -1;
+	free(b.data);
+	return rc;
+}
+
+int raw_write_file(struct raw_profile *p, const char *path)
+{
+	struct outfile o;
+
+	if (outfile_open(&o, path))
+		return -1;
+	if (raw_write(p, o.f)) {
+		outfile_abort(&o);
+		return err("cannot write %s", path);
+	}
+	return outfile_commit(&o);
+}
+
+static void parse_meta(struct rbuf *r, struct raw_profile *p)
+{
+	uint32_t n = rb_u32(r);
+
+	for (uint32_t i = 0; i < n && !r->failed; i++) {
+		char *k = rb_str(r, MAX_STR), *v = rb_str(r, MAX_STR);
+
+		if (k && v)
+			raw_set_meta(p, k, v);
+		free(k);
+		free(v);
+	}
+}
+
+static void parse_counters(struct rbuf *r, struct raw_profile *p)
+{
+	uint32_t n = rb_u32(r);
+
+	for (uint32_t i = 0; i < n && !r->failed; i++) {
+		char *name = rb_str(r, MAX_STR);
+		uint64_t v = rb_u64(r);
+
+		if (name && !r->failed)
+			raw_add_counter(p, name, v);
+		free(name);
+	}
+}
+
+/* A count of records each rec bytes long must fit in what is left: checked
+ * before allocating, so a corrupt count cannot ask for terabytes. */
+static uint64_t rb_count(struct rbuf *r, size_t rec)
+{
+	uint64_t n = rb_u64(r);
+
+	if (!r->failed && n > (r->len - r->pos) / rec) {
+		r->pos -= 8;
+		rb_fail(r, "record count %llu exceeds the section",
+			(unsigned long long)n);
+		return 0;
+	}
+	return n;
+}
+
+static void parse_object(struct rbuf *r, struct raw_profile *p)
+{
+	uint32_t idlen = rb_u32(r);
+	const uint8_t *id;
+	char *path;
+	struct raw_object *o;
+	uint64_t n;
+
+	if (!r->failed && (idlen == 0 || idlen > RAW_BUILD_ID_MAX)) {
+		r->pos -= 4;
+		rb_fail(r, "build-ID length %u is not in 1..%d", idlen,
+			RAW_BUILD_ID_MAX);
+		return;
+	}
+	id = rb_bytes(r, idlen);
+	path = rb_str(r, MAX_STR);
+	if (r->failed) {
+		free(path);
+		return;
+	}
+	if (raw_find_object(p, id, idlen) >= 0) {
+		free(path);
+		rb_fail(r, "build-ID appears twice");
+		return;
+	}
+	uint32_t idx = raw_object(p, id, idlen, path);	/* may move objs */
+
+	o = &p->objs[idx];
+	free(path);
+	n = rb_count(r, 16);
+	o->ips = xcalloc(n, sizeof(*o->ips));
+	o->cap_ips = n;
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t off = rb_u64(r);
+
+		raw_add_ip(o, off, rb_u64(r));
+	}
+	n = rb_count(r, 32);
+	o->edges = xcalloc(n, sizeof(*o->edges));
+	o->cap_edges = n;
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t ret = rb_u64(r);
+		uint32_t obj = rb_u32(r);
+		uint32_t pad = rb_u32(r);
+		uint64_t callee = rb_u64(r);
+
+		if (pad && !r->failed) {
+			r->pos -= 12;
+			rb_fail(r, "reserved field is %u, not 0", pad);
+		}
+		raw_add_edge(o, ret, obj, callee, rb_u64(r));
+	}
+}
+
+static int check_edges(struct rbuf *r, const struct raw_profile *p)
+{
+	for (size_t i = 0; i < p->nobjs; i++)
+		for (size_t j = 0; j < p->objs[i].nedges; j++)
+			if (p->objs[i].edges[j].callee_obj >= p->nobjs)
+				return err("%s: object %zu edge %zu: callee object %u does not exist (%zu objects)",
+					   r->name, i, j,
+					   p->objs[i].edges[j].callee_obj,
+					   p->nobjs);
+	return 0;
+}
+
+int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
+	      const char *name)
+{
+	struct rbuf r;
+	const uint8_t *magic;
+	uint32_t version, nsec;
+
+	raw_init(p);
+	rb_init(&r, buf, len, name);
+	magic = rb_bytes(&r, 8);
+	if (magic && memcmp(magic, RAW_MAGIC, 8)) {
+		r.pos = 0;
+		rb_fail(&r, "not a pgoprof raw profile (bad magic)");
+	}
+	version = rb_u32(&r);
+	if (!r.failed && version != RAW_VERSION) {
+		r.pos -= 4;
+		rb_fail(&r, "format version %u; this pgoprof reads version %d",
+			version, RAW_VERSION);
+	}
+	nsec = rb_u32(&r);
+	for (uint32_t i = 0; i < nsec && !r.failed; i++) {
+		uint32_t type = rb_u32(&r), flags = rb_u32(&r);
+		uint64_t size = rb_u64(&r);
+		struct rbuf s;
+
+		if (r.failed)
+			break;
+		if (size > r.len - r.pos) {
+			r.pos -= 8;
+			rb_fail(&r, "section %u of %llu bytes runs past the end of the file",
+				i, (unsigned long long)size);
+			break;
+		}
+		(void)flags;
+		/* Parse the section through its own window so that a bad
+		 * count cannot read into the next one; offsets stay
+		 * file-relative for messages. */
+		rb_init(&s, r.buf, r.pos + size, name);
+		s.pos = r.pos;
+		if (type == RAW_SEC_META)
+			parse_meta(&s, p);
+		else if (type == RAW_SEC_COUNTERS)
+			parse_counters(&s, p);
+		else if (type == RAW_SEC_OBJECT)
+			parse_object(&s, p);
+		/* Unknown sections are skipped: newer writers may add some. */
+		if (s.failed)
+			r.failed = 1;
+		else if (type >= RAW_SEC_META && type <= RAW_SEC_OBJECT &&
+			 s.pos != s.len)
+			rb_fail(&s, "%llu bytes left over at the end of section %u",
+				(unsigned long long)(s.len - s.pos), i), r.failed = 1;
+		r.pos += size;
+	}
+	if (!r.failed && r.pos != r.len)
+		rb_fail(&r, "trailing bytes after the last section");
+	if (r.failed || check_edges(&r, p)) {
+		raw_free(p);
+		return -1;
+	}
+	raw_normalize(p);
+	return 0;
+}
+
+int raw_read_file(struct raw_profile *p, const char *path)
+{
+	size_t len;
+	uint8_t *buf = read_whole_file(path, &len);
+	int rc;
+
+	if (!buf) {
+		raw_init(p);
+		return -1;
+	}
+	rc = raw_parse(p, buf, len, path);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,284 @@
+/* Raw profile: in-memory tables, canonical form, merge. The byte layout is
+ * in rawio.c; docs/raw-format.md specifies it. */
+#include "rawprof.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void raw_init(struct raw_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void object_free(struct raw_object *o)
+{
+	free(o->path);
+	free(o->ips);
+	free(o->edges);
+}
+
+void raw_free(struct raw_profile *p)
+{
+	for (size_t i = 0; i < p->nmeta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].value);
+	}
+	for (size_t i = 0; i < p->ncounters; i++)
+		free(p->counters[i].name);
+	for (size_t i = 0; i < p->nobjs; i++)
+		object_free(&p->objs[i]);
+	free(p->meta);
+	free(p->counters);
+	free(p->objs);
+	raw_init(p);
+}
+
+void raw_set_meta(struct raw_profile *p, const char *key, const char *value)
+{
+	for (size_t i = 0; i < p->nmeta; i++) {
+		if (!strcmp(p->meta[i].key, key)) {
+			free(p->meta[i].value);
+			p->meta[i].value = xstrdup(value);
+			return;
+		}
+	}
+	grow(&p->meta, &p->cap_meta, p->nmeta + 1, sizeof(*p->meta));
+	p->meta[p->nmeta].key = xstrdup(key);
+	p->meta[p->nmeta].value = xstrdup(value);
+	p->nmeta++;
+}
+
+const char *raw_get_meta(const struct raw_profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+void raw_add_counter(struct raw_profile *p, const char *name, uint64_t delta)
+{
+	for (size_t i = 0; i < p->ncounters; i++) {
+		if (!strcmp(p->counters[i].name, name)) {
+			p->counters[i].value = sat_add(p->counters[i].value, delta);
+			return;
+		}
+	}
+	grow(&p->counters, &p->cap_counters, p->ncounters + 1,
+	     sizeof(*p->counters));
+	p->counters[p->ncounters].name = xstrdup(name);
+	p->counters[p->ncounters].value = delta;
+	p->ncounters++;
+}
+
+uint64_t raw_get_counter(const struct raw_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->ncounters; i++)
+		if (!strcmp(p->counters[i].name, name))
+			return p->counters[i].value;
+	return 0;
+}
+
+int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
+		    uint32_t len)
+{
+	for (size_t i = 0; i < p->nobjs; i++)
+		if (p->objs[i].build_id_len == len &&
+		    !memcmp(p->objs[i].build_id, build_id, len))
+			return (int)i;
+	return -1;
+}
+
+uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
+		    uint32_t len, const char *path)
+{
+	int i = raw_find_object(p, build_id, len);
+	struct raw_object *o;
+
+	if (i >= 0)
+		return (uint32_t)i;
+	if (len > RAW_BUILD_ID_MAX)
+		len = RAW_BUILD_ID_MAX;
+	grow(&p->objs, &p->cap_objs, p->nobjs + 1, sizeof(*p->objs));
+	o = &p->objs[p->nobjs];
+	memset(o, 0, sizeof(*o));
+	memcpy(o->build_id, build_id, len);
+	o->build_id_len = len;
+	o->path = xstrdup(path ? path : "");
+	return (uint32_t)p->nobjs++;
+}
+
+void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count)
+{
+	grow(&o->ips, &o->cap_ips, o->nips + 1, sizeof(*o->ips));
+	o->ips[o->nips++] = (struct raw_ip){ offset, count };
+}
+
+void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
+		  uint64_t callee_offset, uint64_t count)
+{
+	grow(&o->edges, &o->cap_edges, o->nedges + 1, sizeof(*o->edges));
+	o->edges[o->nedges++] = (struct raw_edge){ ret_offset, callee_obj,
+						   callee_offset, count };
+}
+
+static int cmp_ip(const void *a, const void *b)
+{
+	const struct raw_ip *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct raw_edge *x = a, *y = b;
+
+	if (x->ret_offset != y->ret_offset)
+		return (x->ret_offset > y->ret_offset) ? 1 : -1;
+	if (x->callee_obj != y->callee_obj)
+		return (x->callee_obj > y->callee_obj) ? 1 : -1;
+	return (x->callee_offset > y->callee_offset) -
+	       (x->callee_offset < y->callee_offset);
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	return strcmp(((const struct raw_counter *)a)->name,
+		      ((const struct raw_counter *)b)->name);
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct raw_kv *)a)->key,
+		      ((const struct raw_kv *)b)->key);
+}
+
+static void normalize_object(struct raw_object *o)
+{
+	size_t n = 0;
+
+	qsort(o->ips, o->nips, sizeof(*o->ips), cmp_ip);
+	for (size_t i = 0; i < o->nips; i++) {
+		if (n && o->ips[n - 1].offset == o->ips[i].offset)
+			o->ips[n - 1].count = sat_add(o->ips[n - 1].count,
+						      o->ips[i].count);
+		else
+			o->ips[n++] = o->ips[i];
+	}
+	o->nips = n;
+	n = 0;
+	qsort(o->edges, o->nedges, sizeof(*o->edges), cmp_edge);
+	for (size_t i = 0; i < o->nedges; i++) {
+		if (n && !cmp_edge(&o->edges[n - 1], &o->edges[i]))
+			o->edges[n - 1].count = sat_add(o->edges[n - 1].count,
+							o->edges[i].count);
+		else
+			o->edges[n++] = o->edges[i];
+	}
+	o->nedges = n;
+}
+
+void raw_normalize(struct raw_profile *p)
+{
+	qsort(p->meta, p->nmeta, sizeof(*p->meta), cmp_kv);
+	qsort(p->counters, p->ncounters, sizeof(*p->counters), cmp_counter);
+	for (size_t i = 0; i < p->nobjs; i++)
+		normalize_object(&p->objs[i]);
+}
+
+static void merge_meta(struct raw_profile *dst, const struct raw_kv *kv)
+{
+	const char *old = raw_get_meta(dst, kv->key);
+	size_t n;
+	char *joined;
+
+	if (!old) {
+		raw_set_meta(dst, kv->key, kv->value);
+		return;
+	}
+	/* Keep every distinct value, e.g. the hosts a fleet profile came from. */
+	n = strlen(kv->value);
+	for (const char *s = old; (s = strstr(s, kv->value)); s++)
+		if ((s == old || s[-1] == ',') && (s[n] == ',' || !s[n]))
+			return;
+	joined = xmalloc(strlen(old) + n + 2);
+	sprintf(joined, "%s,%s", old, kv->value);
+	raw_set_meta(dst, kv->key, joined);
+	free(joined);
+}
+
+void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
+	       uint64_t weight)
+{
+	uint32_t *map = xcalloc(src->nobjs, sizeof(*map));
+
+	for (size_t i = 0; i < src->nmeta; i++)
+		merge_meta(dst, &src->meta[i]);
+	for (size_t i = 0; i < src->ncounters; i++)
+		raw_add_counter(dst, src->counters[i].name,
+				sat_mul(src->counters[i].value, weight));
+	/* First give every source object its index in dst, so edges that
+	 * point across objects can be renumbered. */
+	for (size_t i = 0; i < src->nobjs; i++)
+		map[i] = raw_object(dst, src->objs[i].build_id,
+				    src->objs[i].build_id_len, src->objs[i].path);
+	for (size_t i = 0; i < src->nobjs; i++) {
+		const struct raw_object *s = &src->objs[i];
+		struct raw_object *d = &dst->objs[map[i]];
+
+		for (size_t j = 0; j < s->nips; j++)
+			raw_add_ip(d, s->ips[j].offset,
+				   sat_mul(s->ips[j].count, weight));
+		for (size_t j = 0; j < s->nedges; j++)
+			raw_add_edge(d, s->edges[j].ret_offset,
+				     map[s->edges[j].callee_obj],
+				     s->edges[j].callee_offset,
+				     sat_mul(s->edges[j].count, weight));
+	}
+	free(map);
+	raw_normalize(dst);
+}
+
+void raw_print(const struct raw_profile *p, FILE *f)
+{
+	char hex[2 * RAW_BUILD_ID_MAX + 1];
+
+	fprintf(f, "# pgoprof raw profile, format version %d\n", RAW_VERSION);
+	for (size_t i = 0; i < p->nmeta; i++)
+		fprintf(f, "meta %s = %s\n", p->meta[i].key, p->meta[i].value);
+	for (size_t i = 0; i < p->ncounters; i++)
+		fprintf(f, "counter %s = %llu\n", p->counters[i].name,
+			(unsigned long long)p->counters[i].value);
+	for (size_t i = 0; i < p->nobjs; i++) {
+		const struct raw_object *o = &p->objs[i];
+		uint64_t total = 0;
+
+		for (size_t j = 0; j < o->nips; j++)
+			total += o->ips[j].count;
+		hex_string(hex, o->build_id, o->build_id_len);
+		fprintf(f, "object %zu build-id %s path %s samples %llu ips %zu edges %zu\n",
+			i, hex, o->path, (unsigned long long)total, o->nips,
+			o->nedges);
+		for (size_t j = 0; j < o->nips; j++)
+			fprintf(f, "  ip 0x%llx %llu\n",
+				(unsigned long long)o->ips[j].offset,
+				(unsigned long long)o->ips[j].count);
+		for (size_t j = 0; j < o->nedges; j++)
+			fprintf(f, "  edge 0x%llx -> %u:0x%llx %llu\n",
+				(unsigned long long)o->edges[j].ret_offset,
+				o->edges[j].callee_obj,
+				(unsigned long long)o->edges[j].callee_offset,
+				(unsigned long long)o->edges[j].count);
+	}
+}

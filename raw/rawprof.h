@@ -1,0 +1,121 @@
+/* The raw profile: address-level, symbol-free, mergeable.  It is the only
+ * contract between pgoprof-record and the converter; docs/raw-format.md is
+ * its specification.  Addresses are FILE OFFSETS into the ELF file named by
+ * the object's build-ID, never runtime virtual addresses. */
+#ifndef PGOPROF_RAWPROF_H
+#define PGOPROF_RAWPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RAW_MAGIC "PGORAW\0\0"
+#define RAW_VERSION 1
+#define RAW_BUILD_ID_MAX 64
+
+enum raw_section {
+	RAW_SEC_META = 1,	/* key/value strings */
+	RAW_SEC_COUNTERS = 2,	/* named u64 counters; merge adds them */
+	RAW_SEC_OBJECT = 3,	/* one ELF object: build-ID, IPs, edges */
+};
+
+/* Standard counter names (docs/raw-format.md lists them all). */
+#define CNT_SAMPLES "samples.taken"
+#define CNT_LOST "samples.lost"
+#define CNT_UNATTR "unattributed."	/* prefix; reason follows */
+
+struct raw_kv {
+	char *key, *value;
+};
+
+struct raw_counter {
+	char *name;
+	uint64_t value;
+};
+
+/* IP samples: count samples whose leaf address was at this file offset. */
+struct raw_ip {
+	uint64_t offset;
+	uint64_t count;
+};
+
+/* A caller->callee edge seen in a stack: a frame returning to ret_offset
+ * (file offset in this object, the address after the call) had as callee a
+ * frame at callee_offset in object callee_obj (index into raw_profile.objs). */
+struct raw_edge {
+	uint64_t ret_offset;
+	uint32_t callee_obj;
+	uint64_t callee_offset;
+	uint64_t count;
+};
+
+struct raw_object {
+	uint8_t build_id[RAW_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	char *path;			/* where it was seen; advisory only */
+	struct raw_ip *ips;
+	size_t nips, cap_ips;
+	struct raw_edge *edges;
+	size_t nedges, cap_edges;
+};
+
+struct raw_profile {
+	struct raw_kv *meta;
+	size_t nmeta, cap_meta;
+	struct raw_counter *counters;
+	size_t ncounters, cap_counters;
+	struct raw_object *objs;
+	size_t nobjs, cap_objs;
+};
+
+/* Empty profile; free with raw_free(). */
+void raw_init(struct raw_profile *p);
+void raw_free(struct raw_profile *p);
+
+/* Set a META value (copied), replacing an older value of the same key. */
+void raw_set_meta(struct raw_profile *p, const char *key, const char *value);
+/* The META value of key, or NULL.  Owned by p. */
+const char *raw_get_meta(const struct raw_profile *p, const char *key);
+/* Add delta to the counter name (created at 0). */
+void raw_add_counter(struct raw_profile *p, const char *name, uint64_t delta);
+uint64_t raw_get_counter(const struct raw_profile *p, const char *name);
+
+/* Index of the object with this build-ID, added (with path copied) if new.
+ * Never fails. */
+uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
+		    uint32_t len, const char *path);
+/* Index of the object with this build-ID, or -1. */
+int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
+		    uint32_t len);
+void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
+void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
+		  uint64_t callee_offset, uint64_t count);
+
+/* Sort every table and add up duplicate keys, so that output is canonical
+ * and deterministic.  Counts saturate at UINT64_MAX instead of wrapping. */
+void raw_normalize(struct raw_profile *p);
+
+/* Add src into dst, count by count (objects matched by build-ID, counters by
+ * name; differing META values are kept as "a,b").  weight multiplies every
+ * count of src.  Exact: merge(A, B) has the sums of the counts of A and B. */
+void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
+	       uint64_t weight);
+
+/* Write p (normalized first) to f.  Returns 0, or -1 on a write error. */
+int raw_write(struct raw_profile *p, FILE *f);
+/* Write p atomically to path (temporary + rename).  Returns 0 or -1 with a
+ * message naming the file. */
+int raw_write_file(struct raw_profile *p, const char *path);
+
+/* Parse a raw profile from memory.  name is used in messages.  On error
+ * prints one line naming the file and byte offset, returns -1, and leaves
+ * p empty.  Every length and index is checked against the buffer. */
+int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
+	      const char *name);
+/* Read and parse a file (see raw_parse). */
+int raw_read_file(struct raw_profile *p, const char *path);
+
+/* Print p as text, one fact per line (the output of "pgoprof show"). */
+void raw_print(const struct raw_profile *p, FILE *f);
+
+#endif

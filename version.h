@@ -1,0 +1,3 @@
+#ifndef PGOPROF_VERSION
+#define PGOPROF_VERSION "0.1.0"
+#endif
