@@ -1,28 +1,102 @@
-/* pgoprof show: a raw profile as text. */
+/* pgoprof show: a raw profile as text; with --binary, the samples of one
+ * binary with their ELF virtual addresses and function names. */
 #include "cmds.h"
+#include "../convert/symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
+#include <getopt.h>
+#include <inttypes.h>
 #include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pgoprof show FILE [--binary ELF]\n\n"
+		   "Print a raw profile: its header (meta values and counters), then per\n"
+		   "object (build-ID) its IP samples and caller->callee edges, addresses\n"
+		   "as file offsets.\n\n"
+		   "  -b, --binary ELF   print only the IP samples of ELF (found by\n"
+		   "                     build-ID), one per line: file offset, ELF virtual\n"
+		   "                     address, samples, function (DWARF or symbol table)\n");
+}
+
+static int show_binary(const struct raw_profile *p, const char *path,
+		       const char *raw_path)
+{
+	struct symbolizer *s = sym_open(path, NULL, 0);
+	const struct load_seg *segs;
+	const uint8_t *id;
+	size_t len;
+	int obj, n;
+
+	if (!s)
+		return 1;
+	id = sym_build_id(s, &len);
+	obj = id ? raw_find_object(p, id, (uint32_t)len) : -1;
+	if (obj < 0) {
+		char hex[2 * RAW_BUILD_ID_MAX + 1] = "(none)";
+
+		if (id)
+			hex_string(hex, id, len);
+		err("%s has build-ID %s, which %s has no samples of", path, hex,
+		    raw_path);
+		sym_close(s);
+		return 1;
+	}
+	segs = sym_segments(s, &n);
+	printf("# offset vaddr samples function\n");
+	for (size_t i = 0; i < p->objs[obj].nips; i++) {
+		const struct raw_ip *ip = &p->objs[obj].ips[i];
+		uint64_t vaddr;
+		const char *name = NULL;
+
+		if (offset_to_vaddr(segs, n, ip->offset, &vaddr)) {
+			printf("0x%" PRIx64 " - %" PRIu64 " (outside any segment)\n",
+			       ip->offset, ip->count);
+			continue;
+		}
+		name = sym_function_name(s, vaddr);
+		printf("0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %s\n", ip->offset,
+		       vaddr, ip->count, name ? name : "?");
+	}
+	sym_close(s);
+	return 0;
+}
 
 int cmd_show(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *binary = NULL;
 	struct raw_profile p;
+	int c, rc = 0;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: pgoprof show FILE\n\n"
-		       "Print a raw profile: its header (meta values and counters), then per\n"
-		       "object (build-ID) its IP samples and caller->callee edges, addresses\n"
-		       "as file offsets.\n");
-		return 0;
+	while ((c = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			binary = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
 	}
-	if (argc != 2) {
-		err("usage: pgoprof show FILE");
+	if (optind + 1 != argc) {
+		usage(stderr);
 		return 2;
 	}
-	if (raw_read_file(&p, argv[1]))
+	if (raw_read_file(&p, argv[optind]))
 		return 1;
-	raw_print(&p, stdout);
+	if (binary)
+		rc = show_binary(&p, binary, argv[optind]);
+	else
+		raw_print(&p, stdout);
 	raw_free(&p);
-	return fflush(stdout) ? 1 : 0;
+	return rc || fflush(stdout) ? 1 : 0;
 }

@@ -177,13 +177,13 @@ static uint64_t finish_node(struct fsamples *f)
 {
 	uint64_t t = 0;
 
-	qsort(f->body, f->nbody, sizeof(*f->body), cmp_body);
+	sort(f->body, f->nbody, sizeof(*f->body), cmp_body);
 	for (size_t i = 0; i < f->nbody; i++) {
-		qsort(f->body[i].targets, f->body[i].ntargets,
+		sort(f->body[i].targets, f->body[i].ntargets,
 		      sizeof(*f->body[i].targets), cmp_target);
 		t = sat_add(t, f->body[i].count);
 	}
-	qsort(f->cs, f->ncs, sizeof(*f->cs), cmp_cs);
+	sort(f->cs, f->ncs, sizeof(*f->cs), cmp_cs);
 	for (size_t i = 0; i < f->ncs; i++)
 		t = sat_add(t, finish_node(f->cs[i].callee));
 	f->total = t;
@@ -194,6 +194,6 @@ void fs_finish(struct fs_profile *p)
 {
 	for (size_t i = 0; i < p->nfuncs; i++)
 		finish_node(p->funcs[i]);
-	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
+	sort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
 	rehash(p);	/* indexes moved */
 }

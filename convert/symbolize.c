@@ -147,7 +147,7 @@ static void build_index(struct symbolizer *s)
 			index_children(s, &cu, is_clang(&cu), 0);
 		off = next;
 	}
-	qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
+	sort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
 }
 
 static int open_elf_parts(struct symbolizer *s, const char *path)

@@ -96,6 +96,13 @@ void grow(void *arr, size_t *cap, size_t need, size_t elem)
 	*cap = n;
 }
 
+void sort(void *base, size_t n, size_t size,
+	  int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 void hex_string(char *out, const uint8_t *id, size_t len)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -30,6 +30,10 @@ char *xstrdup(const char *s);
 /* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t elem);
 
+/* qsort that accepts an empty (NULL) array, which qsort itself may not. */
+void sort(void *base, size_t n, size_t size,
+	  int (*cmp)(const void *, const void *));
+
 /* Hex text of a build-ID: out must hold 2*len+1 bytes. */
 void hex_string(char *out, const uint8_t *id, size_t len);
 

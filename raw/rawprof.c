@@ -168,7 +168,7 @@ static void normalize_object(struct raw_object *o)
 {
 	size_t n = 0;
 
-	qsort(o->ips, o->nips, sizeof(*o->ips), cmp_ip);
+	sort(o->ips, o->nips, sizeof(*o->ips), cmp_ip);
 	for (size_t i = 0; i < o->nips; i++) {
 		if (n && o->ips[n - 1].offset == o->ips[i].offset)
 			o->ips[n - 1].count = sat_add(o->ips[n - 1].count,
@@ -178,7 +178,7 @@ static void normalize_object(struct raw_object *o)
 	}
 	o->nips = n;
 	n = 0;
-	qsort(o->edges, o->nedges, sizeof(*o->edges), cmp_edge);
+	sort(o->edges, o->nedges, sizeof(*o->edges), cmp_edge);
 	for (size_t i = 0; i < o->nedges; i++) {
 		if (n && !cmp_edge(&o->edges[n - 1], &o->edges[i]))
 			o->edges[n - 1].count = sat_add(o->edges[n - 1].count,
@@ -191,8 +191,8 @@ static void normalize_object(struct raw_object *o)
 
 void raw_normalize(struct raw_profile *p)
 {
-	qsort(p->meta, p->nmeta, sizeof(*p->meta), cmp_kv);
-	qsort(p->counters, p->ncounters, sizeof(*p->counters), cmp_counter);
+	sort(p->meta, p->nmeta, sizeof(*p->meta), cmp_kv);
+	sort(p->counters, p->ncounters, sizeof(*p->counters), cmp_counter);
 	for (size_t i = 0; i < p->nobjs; i++)
 		normalize_object(&p->objs[i]);
 }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Record real processes with BPF, convert, and hand the profile to the real
+# consumers (llvm-profdata-16, clang-16).
+. "$(dirname "$0")/../lib.sh"
+
+need_root record_convert || exit 0
+build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
+cd "$WORK" || exit 1
+
+if ! "$PGOPROF" record -q -o hot.raw -- ./hot 1 >hot.out 2>record.err; then
+	fail record "$(cat record.err)"; exit 0
+fi
+pass record
+taken=$("$PGOPROF" show hot.raw | awk '$2 == "samples.taken" { print $4 }')
+check "record took samples (${taken:-0} >= 300)" test "${taken:-0}" -ge 300
+check "record stored the mode and event" sh -c \
+	"'$PGOPROF' show hot.raw | grep -q '^meta mode = stack-fp' && '$PGOPROF' show hot.raw | grep -q '^meta event = cpu-clock'"
+
+check convert "$PGOPROF" convert -q hot.raw --binary hot -o hot.prof
+check "llvm-profdata reads the profile" "$PROFDATA" show --sample hot.prof
+
+# The hot function carries most of the binary's samples.
+hot=$(fn_total hot.prof hot_loop); all=$(awk -F: '/^[^ ]/ { s += $2 } END { print s }' hot.prof)
+check "hot_loop has most samples (${hot:-0} of ${all:-0})" test $((${hot:-0} * 10)) -ge $((${all:-1} * 7))
+check "functions sorted by total" sh -c "head -n 1 hot.prof | grep -q '^hot_loop:'"
+
+# mix() is always inlined into hot_loop: a nested call-site profile.
+check "inlined code is a nested call site" sh -c \
+	"awk '/^[^ ]/ { f = \$0 } f ~ /^hot_loop:/ && /^ [0-9.]+: mix:[0-9]+\$/ { n++ } END { exit !n }' hot.prof"
+# main calls hot_loop: a call target from the stacks.
+check "call targets from stack edges" sh -c \
+	"awk '/^[^ ]/ { f = \$0 } f ~ /^main:/ && / hot_loop:[1-9]/ { n++ } END { exit !n }' hot.prof"
+
+# clang reads it and annotates the IR.
+"$CLANG" -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=hot.prof -S -emit-llvm \
+	-o hot.ll "$TOP/tests/workloads/hot.c" 2>clang.err
+check "clang-16 accepts the profile without warnings" sh -c "test -s hot.ll && ! grep -q warning clang.err"
+check "clang-16 emits function_entry_count" grep -q function_entry_count hot.ll
+check "clang-16 annotates hot_loop with !prof" sh -c "grep '^define.*@hot_loop' hot.ll | grep -q '!prof'"
+check "clang-16 emits branch weights" grep -q branch_weights hot.ll
+
+# A shared library: samples of libhot.so belong to it, by build-ID.
+check "convert a shared library" "$PGOPROF" convert -q hot.raw --binary libhot.so -o libhot.prof
+check "the library's hot function is first" sh -c "head -n 1 libhot.prof | grep -q '^lib_mix:'"
+
+# PIE: the top sample's file offset maps to an ELF vaddr inside hot_loop.
+check "hot is a PIE" sh -c "readelf -h hot | grep -q 'DYN'"
+check_top_sample() { # NAME BINARY FUNCTION RAW
+	top=$("$PGOPROF" show "$4" --binary "$2" | awk 'NR > 1 && $3 > max { max = $3; l = $0 } END { print l }')
+	set -- "$1" "$2" "$3" "$4" $top
+	vaddr=$6; func=$8
+	# The symbol's start and size from the ELF itself, not from pgoprof.
+	range=$( (nm -S --defined-only "$2"; nm -S --defined-only -D "$2") 2>/dev/null |
+		awk -v f="$3" '{ sub(/@.*/, "", $4) } $4 == f { print $1, $2; exit }')
+	set -- "$1" "$2" "$3" "${func:-none}" "${vaddr:-0}" ${range:-0 0}
+	# An alias at the same address (libc's __random_r) is the same function.
+	alias=$( (nm --defined-only "$2"; nm --defined-only -D "$2") 2>/dev/null |
+		awk -v a="$6" -v f="$4" '{ sub(/@.*/, "", $3) } $1 == a && $3 == f { print f; exit }')
+	if [ "$alias" = "$4" ] && [ $(($5)) -ge $((0x$6)) ] && [ $(($5)) -lt $((0x$6 + 0x$7)) ]; then
+		pass "$1"
+	else
+		fail "$1" "top sample at vaddr $5 in '$4', expected in $3 at 0x$6 size 0x$7"
+	fi
+}
+check_top_sample "PIE sample maps to the right vaddr" hot hot_loop hot.raw
+
+# libc: a sample in libc.so.6 maps to the right file offset and vaddr.
+LIBC=$(ldd ./libcspin | awk '/libc.so/ { print $3 }')
+if "$PGOPROF" record -q -o libc.raw -- ./libcspin >/dev/null 2>record.err; then
+	check_top_sample "libc sample maps to the right vaddr" "$LIBC" random_r libc.raw
+else
+	fail "record libcspin" "$(cat record.err)"
+fi
+
+# -p PID: attach to a running process.
+./hot 3 >/dev/null & pid=$!
+sleep 0.3
+check "record -p PID -d" "$PGOPROF" record -q -p $pid -d 1 -o pid.raw
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+check "record -p finds hot_loop" sh -c "'$PGOPROF' convert -q pid.raw --binary hot | head -n 1 | grep -q '^hot_loop:'"
+
+# -a: the whole system, with our process among others.
+./hot 3 >/dev/null & pid=$!
+check "record -a -d" "$PGOPROF" record -q -a -d 1 -o all.raw
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+check "record -a finds hot_loop" sh -c "'$PGOPROF' convert -q all.raw --binary hot | head -n 1 | grep -q '^hot_loop:'"
+
+# merge is exact: a profile merged with itself has every count doubled.
+check "merge" "$PGOPROF" merge -o twice.raw hot.raw hot.raw
+"$PGOPROF" show hot.raw | awk '$1 == "ip" { print $2, $3 * 2 }' >ips.expected
+"$PGOPROF" show twice.raw | awk '$1 == "ip" { print $2, $3 }' >ips.got
+check "merge doubles every IP count" cmp ips.expected ips.got
+"$PGOPROF" merge -o weighted.raw --weight hot.raw=3 hot.raw
+check "merge --weight multiplies" sh -c "test \$('$PGOPROF' show weighted.raw | awk '\$2 == \"samples.taken\" { print \$4 }') -eq $((taken * 3))"

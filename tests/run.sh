@@ -1,0 +1,31 @@
+#!/bin/sh
+# Run every test: the unit tests (built by 'make unit-tests' with ASan and
+# UBSan) and the integration scripts.  Each prints PASS/FAIL lines; the last
+# line of this script is "N passed, N failed".  Logs: tests/out/.
+cd "$(dirname "$0")/.." || exit 1
+OUT=tests/out
+mkdir -p "$OUT"
+: >"$OUT/results.txt"
+
+run() { # NAME COMMAND...
+	name=$1; shift
+	"$@" >"$OUT/$name.log" 2>"$OUT/$name.err"
+	rc=$?
+	grep -E '^(PASS|FAIL) ' "$OUT/$name.log" | sed "s|^\(....\) |\1 $name: |" | tee -a "$OUT/results.txt"
+	# A test program that died without reporting is a failure too.
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$OUT/$name.log"; then
+		echo "FAIL $name: exited with status $rc ($(tail -n 2 "$OUT/$name.err" | tr '\n' ' '))" |
+			tee -a "$OUT/results.txt"
+	fi
+}
+
+for t in build/tests/test_*; do
+	run "$(basename "$t")" "$t"
+done
+for t in tests/integration/*.sh; do
+	run "$(basename "$t" .sh)" sh "$t"
+done
+passed=$(grep -c '^PASS ' "$OUT/results.txt")
+failed=$(grep -c '^FAIL ' "$OUT/results.txt")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,209 @@
+/* The raw profile: write/read round trip, exact merge, and a clean error
+ * (never a crash) for every kind of damage. */
+#include "check.h"
+#include "../../lib/util.h"
+#include "../../raw/rawprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t id_a[20] = { 1, 2, 3 }, id_b[8] = { 9, 9 };
+
+static void build(struct raw_profile *p)
+{
+	uint32_t a, b;
+
+	raw_init(p);
+	raw_set_meta(p, "host", "h1");
+	raw_set_meta(p, "mode", "stack-fp");
+	raw_add_counter(p, CNT_SAMPLES, 100);
+	raw_add_counter(p, "unattributed.kernel", 3);
+	a = raw_object(p, id_a, sizeof(id_a), "/bin/a");
+	b = raw_object(p, id_b, sizeof(id_b), "/lib/b.so");
+	raw_add_ip(&p->objs[a], 0x1234, 50);
+	raw_add_ip(&p->objs[a], 0x1000, 20);
+	raw_add_ip(&p->objs[a], 0x1234, 7);
+	raw_add_ip(&p->objs[b], 0x99, 20);
+	raw_add_edge(&p->objs[a], 0x1100, b, 0x90, 20);
+	raw_add_edge(&p->objs[a], 0x1100, a, 0x1234, 57);
+}
+
+static uint8_t *serialize(struct raw_profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	CHECK(raw_write(p, f) == 0);
+	fclose(f);
+	return (uint8_t *)buf;
+}
+
+static void test_round_trip(void)
+{
+	struct raw_profile p, q;
+	size_t len, len2;
+	uint8_t *buf, *buf2;
+
+	build(&p);
+	buf = serialize(&p, &len);
+	CHECK(raw_parse(&q, buf, len, "mem") == 0);
+	CHECK(q.nobjs == 2);
+	CHECK(q.objs[0].nips == 2);		/* duplicates summed */
+	CHECK(q.objs[0].ips[0].offset == 0x1000);	/* sorted */
+	CHECK(q.objs[0].ips[1].count == 57);
+	CHECK(q.objs[0].nedges == 2);
+	CHECK(q.objs[0].edges[0].callee_obj == 0);
+	CHECK(!strcmp(q.objs[1].path, "/lib/b.so"));
+	CHECK(raw_get_counter(&q, CNT_SAMPLES) == 100);
+	CHECK(!strcmp(raw_get_meta(&q, "mode"), "stack-fp"));
+	buf2 = serialize(&q, &len2);	/* canonical: same bytes again */
+	CHECK(len == len2 && !memcmp(buf, buf2, len));
+	free(buf);
+	free(buf2);
+	raw_free(&p);
+	raw_free(&q);
+}
+
+static void test_merge_exact(void)
+{
+	struct raw_profile p, q, m;
+	uint32_t c;
+
+	build(&p);
+	raw_init(&q);
+	raw_set_meta(&q, "host", "h2");
+	raw_add_counter(&q, CNT_SAMPLES, 1);
+	/* q lists b first, so its object indexes differ from p's. */
+	c = raw_object(&q, id_b, sizeof(id_b), "/lib/b.so");
+	raw_object(&q, id_a, sizeof(id_a), "/bin/a");
+	raw_add_ip(&q.objs[c], 0x99, 1);
+	raw_add_edge(&q.objs[1], 0x1100, c, 0x90, 2);
+	raw_init(&m);
+	raw_merge(&m, &p, 1);
+	raw_merge(&m, &q, 3);
+	CHECK(raw_get_counter(&m, CNT_SAMPLES) == 103);
+	CHECK(!strcmp(raw_get_meta(&m, "host"), "h1,h2"));
+	CHECK(m.nobjs == 2);
+	CHECK(m.objs[1].ips[0].count == 23);
+	CHECK(m.objs[0].nedges == 2);
+	CHECK(m.objs[0].edges[0].callee_obj == 0 || m.objs[0].edges[1].callee_obj == 1);
+	for (size_t i = 0; i < m.objs[0].nedges; i++)
+		if (m.objs[0].edges[i].callee_obj == 1)
+			CHECK(m.objs[0].edges[i].count == 26);
+	raw_merge(&m, &p, 1);	/* same host again: not repeated */
+	CHECK(!strcmp(raw_get_meta(&m, "host"), "h1,h2"));
+	raw_free(&p);
+	raw_free(&q);
+	raw_free(&m);
+}
+
+static void test_truncated_everywhere(void)
+{
+	struct raw_profile p, q;
+	size_t len;
+	uint8_t *buf;
+	int bad = 0;
+
+	build(&p);
+	buf = serialize(&p, &len);
+	fprintf(stderr, "(expect one error line per truncation below)\n");
+	for (size_t n = 0; n < len; n++) {
+		uint8_t *copy = malloc(n + 1);
+
+		memcpy(copy, buf, n);
+		if (raw_parse(&q, copy, n, "trunc") != -1 || q.nobjs)
+			bad++;
+		free(copy);
+	}
+	CHECK(bad == 0);
+	free(buf);
+	raw_free(&p);
+}
+
+static void test_damage(void)
+{
+	struct raw_profile p, q;
+	size_t len;
+	uint8_t *buf;
+
+	build(&p);
+	buf = serialize(&p, &len);
+	buf[0] ^= 0xff;					/* magic */
+	CHECK(raw_parse(&q, buf, len, "magic") == -1);
+	buf[0] ^= 0xff;
+	buf[8] = 7;					/* version */
+	CHECK(raw_parse(&q, buf, len, "version") == -1);
+	buf[8] = 1;
+	CHECK(raw_parse(&q, buf, len, "good") == 0);
+	raw_free(&q);
+	/* Flip every byte in turn: each parse must end cleanly. */
+	for (size_t i = 0; i < len; i++) {
+		buf[i] ^= 0x80;
+		if (raw_parse(&q, buf, len, "flip") == 0)
+			raw_free(&q);
+		buf[i] ^= 0x80;
+	}
+	free(buf);
+	raw_free(&p);
+}
+
+static void test_bad_callee_index(void)
+{
+	struct raw_profile p, q;
+	size_t len;
+	uint8_t *buf;
+
+	build(&p);
+	p.objs[0].edges[0].callee_obj = 5;
+	buf = serialize(&p, &len);
+	CHECK(raw_parse(&q, buf, len, "index") == -1);
+	free(buf);
+	raw_free(&p);
+}
+
+static void test_huge_count(void)
+{
+	struct raw_profile p, q;
+	size_t len;
+	uint8_t *buf;
+
+	raw_init(&p);
+	raw_object(&p, id_a, sizeof(id_a), "x");
+	buf = serialize(&p, &len);
+	/* The IP count is the last-but-one u64 of the file: claim 2^60. */
+	memset(buf + len - 16, 0, 8);
+	buf[len - 9] = 0x10;
+	CHECK(raw_parse(&q, buf, len, "count") == -1);
+	free(buf);
+	raw_free(&p);
+}
+
+static void test_counts_saturate(void)
+{
+	struct raw_profile a, m;
+	uint32_t o;
+
+	raw_init(&a);
+	o = raw_object(&a, id_a, sizeof(id_a), "x");
+	raw_add_ip(&a.objs[o], 1, UINT64_MAX / 2 + 1);
+	raw_init(&m);
+	raw_merge(&m, &a, 1);
+	raw_merge(&m, &a, 1);
+	CHECK(m.objs[0].ips[0].count == UINT64_MAX);
+	raw_merge(&m, &a, 4);
+	CHECK(m.objs[0].ips[0].count == UINT64_MAX);
+	raw_free(&a);
+	raw_free(&m);
+}
+
+int main(void)
+{
+	RUN(test_round_trip);
+	RUN(test_merge_exact);
+	RUN(test_truncated_everywhere);
+	RUN(test_damage);
+	RUN(test_bad_callee_index);
+	RUN(test_huge_count);
+	RUN(test_counts_saturate);
+	return tests_failed != 0;
+}
