@@ -1,0 +1,38 @@
+#!/bin/sh
+# The main job on the bundled workload (pgo/examples/wordfreq.c), end to
+# end: build for profiling, record with pgoprof, convert, rebuild with the
+# profile, and time both builds interleaved.  Output in build/demo/.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$TOP/build/demo
+CC=${CC_PGO:-clang-16}
+RUNS=${RUNS:-5}
+SRC=$TOP/pgo/examples/wordfreq.c
+PGOPROF=$TOP/pgoprof
+
+[ "$(id -u)" -eq 0 ] || { echo "demo: recording needs root (BPF): run 'sudo make demo'" >&2; exit 1; }
+mkdir -p "$OUT" && cd "$OUT"
+step() { printf '\n== %s\n' "$*"; }
+
+step "1. baseline build: $CC -O2 -g"
+$CC -O2 -g -o wordfreq.base "$SRC"
+
+step "2. profiling build: + -fdebug-info-for-profiling and frame pointers"
+$CC -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer \
+	-mno-omit-leaf-frame-pointer -o wordfreq.sampled "$SRC"
+
+step "3. record: pgoprof record -F 1999 -o wordfreq.raw -- ./wordfreq.sampled"
+"$PGOPROF" record -F 1999 -o wordfreq.raw -- ./wordfreq.sampled >/dev/null
+
+step "4. convert: pgoprof convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof"
+"$PGOPROF" convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof
+echo "top functions (name:total samples:head estimate):"
+grep -v '^ ' wordfreq.prof | head -n 5 | sed 's/^/  /'
+
+step "5. PGO build: $CC -O2 -g -fprofile-sample-use=wordfreq.prof"
+$CC -O2 -g -fprofile-sample-use=wordfreq.prof -o wordfreq.pgo "$SRC"
+
+step "6. A/B: $RUNS interleaved runs each (wall time; this machine is noisy)"
+bash "$TOP/bench/ab-time.sh" -n "$RUNS" -- ./wordfreq.base -- ./wordfreq.pgo
+
+printf '\nfiles: %s\n' "$OUT"
