@@ -22,7 +22,8 @@ RAW_SRC := raw/rawprof.c raw/rawio.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
-	    convert/fstree.c convert/llvm_text.c
+	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
+	    convert/afdo.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -52,7 +53,7 @@ pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz
 
 pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
-	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
@@ -60,7 +61,8 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
-	       convert/fstree.c convert/llvm_text.c
+	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
+	       convert/afdo.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c
@@ -69,7 +71,7 @@ $(B)/san/%.o: %.c
 
 $(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $^ -ldw -lelf -lcapstone
+	$(CC) $(SAN) -o $@ $^ -ldw -lelf -lcapstone -lz
 
 unit-tests: $(UNIT_TESTS)
 
