@@ -1,5 +1,6 @@
 /* pgoprof merge: add raw profiles; counts add up exactly. */
 #include "cmds.h"
+#include "../convert/formats.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -11,9 +12,56 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pgoprof merge [--weight FILE=N]... -o OUT FILE...\n\n"
 		   "Add raw profiles (from any hosts and runs) into one.  Samples are\n"
-		   "matched by build-ID and file offset, so the sum is exact.\n\n"
+		   "matched by build-ID and file offset, so the sum is exact.  Compiler\n"
+		   "profiles of one kind (LLVM text, LLVM extbinary or GCC .afdo) merge\n"
+		   "into that kind, function by function and line by line.\n\n"
 		   "  -o, --output OUT      the merged profile (written atomically)\n"
-		   "  -w, --weight FILE=N   multiply the counts of FILE by N (integer)\n");
+		   "  -w, --weight FILE=N   multiply the counts of FILE by N (integer)\n"
+		   "      --afdo-version V  .afdo output: 2 (GCC 12+, default) or 1\n");
+}
+
+
+static uint64_t weight_of(const char *file, char **wfile, uint64_t *wval, int nw)
+{
+	for (int j = 0; j < nw; j++)
+		if (!strcmp(wfile[j], file))
+			return wval[j];
+	return 1;
+}
+
+/* Compiler profiles: all of the first file's kind, merged into that kind. */
+static int merge_profiles(char **files, int n, char **wfile, uint64_t *wval,
+			  int nw, struct write_options *wo, const char *out)
+{
+	struct fs_profile dst, src;
+	enum prof_format first = FMT_NONE, fmt;
+	int rc = 0;
+
+	fs_init(&dst);
+	for (int i = 0; i < n && !rc; i++) {
+		fs_init(&src);
+		if (profile_read(files[i], &src, &fmt)) {
+			rc = 1;
+			break;
+		}
+		if (first == FMT_NONE)
+			first = fmt;
+		if (fmt != first) {
+			err("%s is a %s profile but %s is %s: merge profiles of one kind (convert them first)",
+			    files[i], format_name(fmt), files[0], format_name(first));
+			rc = 1;
+		} else {
+			fs_merge(&dst, &src, weight_of(files[i], wfile, wval, nw));
+		}
+		fs_free(&src);
+	}
+	if (!rc) {
+		fs_finish(&dst);
+		wo->format = first;
+		rc = profile_write(&dst, wo, out) ? 1 : 0;
+	}
+	fs_free(&dst);
+	return rc;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -22,8 +70,10 @@ int cmd_merge(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "afdo-version", required_argument, NULL, 'A' },
 		{ 0 },
 	};
+	struct write_options wo = { .afdo_version = 2 };
 	const char *out = NULL;
 	char **wfile = xcalloc(argc, sizeof(char *));
 	uint64_t *wval = xcalloc(argc, sizeof(uint64_t));
@@ -45,6 +95,11 @@ int cmd_merge(int argc, char **argv)
 			*eq = '\0';
 			wfile[nw++] = optarg;
 			break;
+		case 'A':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				die(2, "--afdo-version %s: give 1 or 2", optarg);
+			wo.afdo_version = atoi(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -57,13 +112,24 @@ int cmd_merge(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	for (int j = 0; j < nw; j++) {
+		int found = 0;
+
+		for (int i = optind; i < argc; i++)
+			found |= !strcmp(wfile[j], argv[i]);
+		if (!found)
+			die(2, "--weight %s=...: %s is not among the files to merge",
+			    wfile[j], wfile[j]);
+	}
+	if (!raw_file_is_raw(argv[optind])) {
+		rc = merge_profiles(argv + optind, argc - optind, wfile, wval, nw,
+				    &wo, out);
+		goto done;
+	}
 	raw_init(&dst);
 	for (int i = optind; i < argc && !rc; i++) {
-		uint64_t w = 1;
+		uint64_t w = weight_of(argv[i], wfile, wval, nw);
 
-		for (int j = 0; j < nw; j++)
-			if (!strcmp(wfile[j], argv[i]))
-				w = wval[j];
 		if (raw_read_file(&src, argv[i])) {
 			rc = 1;
 			break;
@@ -74,6 +140,7 @@ int cmd_merge(int argc, char **argv)
 	if (!rc && raw_write_file(&dst, out))
 		rc = 1;
 	raw_free(&dst);
+done:
 	free(wfile);
 	free(wval);
 	return rc;

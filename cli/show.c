@@ -1,6 +1,8 @@
 /* pgoprof show: a raw profile as text; with --binary, the samples of one
  * binary with their ELF virtual addresses and function names. */
 #include "cmds.h"
+#include "../convert/formats.h"
+#include "../convert/llvm_text.h"
 #include "../convert/symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -14,7 +16,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pgoprof show FILE [--binary ELF]\n\n"
 		   "Print a raw profile: its header (meta values and counters), then per\n"
 		   "object (build-ID) its IP samples and caller->callee edges, addresses\n"
-		   "as file offsets.\n\n"
+		   "as file offsets.  Print a compiler profile (LLVM text or extbinary,\n"
+		   "GCC .afdo; detected from its contents) as LLVM text.\n\n"
 		   "  -b, --binary ELF   print only the IP samples of ELF (found by\n"
 		   "                     build-ID), one per line: file offset, ELF virtual\n"
 		   "                     address, samples, function (DWARF or symbol table)\n");
@@ -63,6 +66,21 @@ static int show_binary(const struct raw_profile *p, const char *path,
 	return 0;
 }
 
+
+static int show_profile(const char *path)
+{
+	struct fs_profile p;
+	enum prof_format fmt;
+	int rc;
+
+	fs_init(&p);
+	if (profile_read(path, &p, &fmt))
+		return 1;
+	rc = llvm_text_write(&p, stdout) || fflush(stdout);
+	fs_free(&p);
+	return rc ? err("cannot write to standard output"), 1 : 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -90,6 +108,13 @@ int cmd_show(int argc, char **argv)
 	if (optind + 1 != argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (!raw_file_is_raw(argv[optind])) {
+		if (binary) {
+			err("--binary applies to raw profiles; %s is not one", argv[optind]);
+			return 2;
+		}
+		return show_profile(argv[optind]);
 	}
 	if (raw_read_file(&p, argv[optind]))
 		return 1;

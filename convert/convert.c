@@ -2,7 +2,7 @@
  * profile) -> a function-sample tree -> a compiler's profile format. */
 #include "../cli/cmds.h"
 #include "fstree.h"
-#include "llvm_text.h"
+#include "formats.h"
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -32,7 +32,8 @@ static const char *const drop_name[DROP_MAX] = {
 };
 
 struct conv {
-	const char *raw_path, *binary, *debug, *output, *format;
+	const char *raw_path, *binary, *debug, *output;
+	struct write_options wo;
 	int quiet;
 	struct raw_profile raw;
 	int obj;			/* the binary's object in raw */
@@ -49,7 +50,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pgoprof convert RAW --binary ELF [--debug-binary ELF] [-o OUT]\n"
-"                       [--format llvm-text]\n\n"
+"                       [--format FORMAT] [FORMAT OPTIONS]\n\n"
 "Write the sample profile of one binary from a raw profile.  The binary is\n"
 "found in the profile by its build-ID; it needs debug info (-g; with clang\n"
 "also -fdebug-info-for-profiling), in itself, in --debug-binary, through\n"
@@ -57,7 +58,13 @@ static void usage(FILE *f)
 "  -b, --binary ELF        the executable or shared library to profile\n"
 "  -g, --debug-binary ELF  its separate debug info file\n"
 "  -o, --output OUT        write here (atomically) instead of stdout\n"
-"  -f, --format FORMAT     llvm-text (clang -fprofile-sample-use=OUT)\n"
+"  -f, --format FORMAT     llvm-text (default; clang -fprofile-sample-use=OUT),\n"
+"                          llvm-extbinary (clang; compact, fastest to load),\n"
+"                          afdo (gcc -fauto-profile=OUT)\n"
+"      --md5-names         llvm-extbinary: names as MD5 hashes (smaller)\n"
+"      --compress          llvm-extbinary: zlib-compressed sections\n"
+"      --gcc-version N     afdo: for GCC N (12 and later read version 2)\n"
+"      --afdo-version V    afdo: 2 (GCC 12+, default) or 1 (GCC 11-, LLVM)\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: build-ID not in the profile); 2 usage.\n");
 }
@@ -71,17 +78,41 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "md5-names", no_argument, NULL, 'M' },
+		{ "compress", no_argument, NULL, 'Z' },
+		{ "gcc-version", required_argument, NULL, 'G' },
+		{ "afdo-version", required_argument, NULL, 'A' },
 		{ 0 },
 	};
+	const char *format = "llvm-text";
+	char *end;
+	long v;
 	int o;
 
-	c->format = "llvm-text";
+	c->wo.afdo_version = 2;
 	while ((o = getopt_long(argc, argv, "b:g:o:f:qh", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'b': c->binary = optarg; break;
 		case 'g': c->debug = optarg; break;
 		case 'o': c->output = optarg; break;
-		case 'f': c->format = optarg; break;
+		case 'f': format = optarg; break;
+		case 'M': c->wo.md5_names = 1; break;
+		case 'Z': c->wo.compress = 1; break;
+		case 'G':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 4 || v > 99) {
+				err("--gcc-version %s: give GCC's major version, e.g. 12", optarg);
+				return 2;
+			}
+			c->wo.afdo_version = v >= 12 ? 2 : 1;
+			break;
+		case 'A':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				err("--afdo-version %s: give 1 (GCC 11 and earlier) or 2 (GCC 12 and later)", optarg);
+				return 2;
+			}
+			c->wo.afdo_version = atoi(optarg);
+			break;
 		case 'q': c->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
@@ -92,8 +123,9 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		return 2;
 	}
 	c->raw_path = argv[optind];
-	if (strcmp(c->format, "llvm-text")) {
-		err("--format %s: not known; formats: llvm-text", c->format);
+	c->wo.format = format_by_name(format);
+	if (c->wo.format == FMT_NONE) {
+		err("--format %s: not known; formats: llvm-text, llvm-extbinary, afdo", format);
 		return 2;
 	}
 	return 0;
@@ -286,22 +318,6 @@ static void add_edge(struct conv *c, const struct raw_edge *e)
 	c->edges_used += e->count;
 }
 
-static int write_output(struct conv *c)
-{
-	struct outfile o;
-
-	if (!c->output)
-		return llvm_text_write(&c->prof, stdout) || fflush(stdout) ?
-		       err("cannot write to standard output") : 0;
-	if (outfile_open(&o, c->output))
-		return -1;
-	if (llvm_text_write(&c->prof, o.f)) {
-		outfile_abort(&o);
-		return err("cannot write %s", c->output);
-	}
-	return outfile_commit(&o);
-}
-
 static void report(const struct conv *c)
 {
 	uint64_t total = raw_get_counter(&c->raw, CNT_SAMPLES);
@@ -347,7 +363,7 @@ int cmd_convert(int argc, char **argv)
 			add_edge(&c, &o->edges[i]);
 	}
 	fs_finish(&c.prof);
-	if (!write_output(&c)) {
+	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
 		if (!c.quiet)
 			report(&c);

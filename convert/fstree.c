@@ -173,7 +173,40 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static uint64_t finish_node(struct fsamples *f)
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static void merge_node(struct fsamples *d, const struct fsamples *s,
+		       uint64_t w)
+{
+	d->head = sat_add(d->head, sat_mul(s->head, w));
+	d->total = sat_add(d->total, sat_mul(s->total, w));
+	for (size_t i = 0; i < s->nbody; i++) {
+		const struct fs_body *b = &s->body[i];
+
+		fs_add_body(d, b->line, b->disc, sat_mul(b->count, w));
+		for (size_t j = 0; j < b->ntargets; j++)
+			fs_add_target(d, b->line, b->disc, b->targets[j].name,
+				      sat_mul(b->targets[j].count, w));
+	}
+	for (size_t i = 0; i < s->ncs; i++)
+		merge_node(fs_inlinee(d, s->cs[i].line, s->cs[i].disc,
+				      s->cs[i].callee->name),
+			   s->cs[i].callee, w);
+}
+
+void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
+	      uint64_t weight)
+{
+	for (size_t i = 0; i < src->nfuncs; i++)
+		merge_node(fs_function(dst, src->funcs[i]->name), src->funcs[i],
+			   weight);
+	dst->totals_given |= src->totals_given;
+}
+
+static uint64_t finish_node(struct fsamples *f, int keep_total)
 {
 	uint64_t t = 0;
 
@@ -185,15 +218,16 @@ static uint64_t finish_node(struct fsamples *f)
 	}
 	sort(f->cs, f->ncs, sizeof(*f->cs), cmp_cs);
 	for (size_t i = 0; i < f->ncs; i++)
-		t = sat_add(t, finish_node(f->cs[i].callee));
-	f->total = t;
-	return t;
+		t = sat_add(t, finish_node(f->cs[i].callee, keep_total));
+	if (!keep_total)
+		f->total = t;
+	return f->total;
 }
 
 void fs_finish(struct fs_profile *p)
 {
 	for (size_t i = 0; i < p->nfuncs; i++)
-		finish_node(p->funcs[i]);
+		finish_node(p->funcs[i], p->totals_given);
 	sort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
 	rehash(p);	/* indexes moved */
 }

@@ -45,6 +45,9 @@ struct fs_profile {
 	size_t nfuncs, cap_funcs;
 	size_t *hash;			/* name -> index + 1, open addressing */
 	size_t hash_size;
+	/* Totals were read from a file (llvm-profgen's are not the sum of the
+	 * body): fs_finish keeps them instead of summing. */
+	int totals_given;
 };
 
 void fs_init(struct fs_profile *p);
@@ -62,10 +65,15 @@ void fs_add_body(struct fsamples *f, uint32_t line, uint32_t disc,
 void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
 		   const char *callee, uint64_t count);
 
+/* Add every count of src, times weight, into dst: body counts, call
+ * targets, inlined callsites, head and totals (saturating). */
+void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
+	      uint64_t weight);
+
 /* Canonical order and totals: body records by (line, disc), call targets by
  * count descending then name, callsites by (line, disc, name) -- the order
  * of LLVM's SampleProfileWriterText -- and TOTAL = body counts plus the
- * totals of inlined callsites, recursively.  Top-level functions by total
+ * totals of inlined callsites, recursively (unless totals_given).  Top-level functions by total
  * descending, then name.  Counts saturate at UINT64_MAX. */
 void fs_finish(struct fs_profile *p);
 

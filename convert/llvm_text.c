@@ -1,6 +1,9 @@
 #include "llvm_text.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../lib/util.h"
 
 static void write_loc(FILE *f, int indent, uint32_t line, uint32_t disc)
 {
@@ -37,4 +40,182 @@ int llvm_text_write(const struct fs_profile *p, FILE *f)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		write_node(p->funcs[i], f, 0);
 	return ferror(f) ? -1 : 0;
+}
+
+#define MAX_DEPTH 64
+
+struct text_reader {
+	const char *name;
+	size_t lineno;
+	struct fsamples *stack[MAX_DEPTH + 1];	/* inline stack by depth */
+	int depth;				/* entries in stack */
+};
+
+static int text_err(struct text_reader *r, const char *what)
+{
+	return err("%s: line %zu: %s", r->name, r->lineno, what);
+}
+
+/* Parse a decimal u64 from [s, e): all digits, no overflow. */
+static int parse_u64(const char *s, const char *e, uint64_t *v)
+{
+	*v = 0;
+	if (s == e)
+		return -1;
+	for (; s < e; s++) {
+		if (*s < '0' || *s > '9' || *v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	return 0;
+}
+
+/* "name:N" with the count after the last ':'. */
+static int split_name_count(const char *s, const char *e, char **name,
+			    uint64_t *n)
+{
+	const char *c = e;
+
+	while (c > s && c[-1] != ':')
+		c--;
+	if (c <= s + 1 || parse_u64(c, e, n))
+		return -1;
+	*name = xmalloc((size_t)(c - 1 - s) + 1);
+	memcpy(*name, s, (size_t)(c - 1 - s));
+	(*name)[c - 1 - s] = '\0';
+	return 0;
+}
+
+static int parse_header(struct text_reader *r, struct fs_profile *p,
+			const char *s, const char *e)
+{
+	const char *c2 = e, *c1;
+	uint64_t total, head;
+	char *name;
+
+	if (*s == '[')
+		return text_err(r, "context-sensitive profiles are not supported");
+	while (c2 > s && c2[-1] != ':')
+		c2--;
+	c1 = c2 - 1;
+	while (c1 > s && c1[-1] != ':')
+		c1--;
+	if (c2 <= s || c1 <= s + 1 || parse_u64(c2, e, &head) ||
+	    parse_u64(c1, c2 - 1, &total))
+		return text_err(r, "expected NAME:TOTAL:HEAD");
+	name = xmalloc((size_t)(c1 - 1 - s) + 1);
+	memcpy(name, s, (size_t)(c1 - 1 - s));
+	name[c1 - 1 - s] = '\0';
+	r->stack[0] = fs_function(p, name);
+	r->stack[0]->total += total;
+	r->stack[0]->head += head;
+	r->depth = 1;
+	free(name);
+	return 0;
+}
+
+/* " OFF[.DISC]: N [t:n]..." or " OFF[.DISC]: callee:TOTAL" at depth d. */
+static int parse_body(struct text_reader *r, int d, const char *s, const char *e)
+{
+	const char *colon = memchr(s, ':', (size_t)(e - s)), *dot, *t;
+	uint64_t line, disc = 0, n;
+	struct fsamples *f;
+	char *name;
+
+	if (d > r->depth || d > MAX_DEPTH)
+		return text_err(r, d > MAX_DEPTH ? "nesting too deep" :
+				   "indented deeper than its enclosing profile");
+	r->depth = d;
+	f = r->stack[d - 1];
+	if (!colon || colon + 1 >= e || colon[1] != ' ' || colon + 2 >= e ||
+	    colon[2] == ' ')
+		return text_err(r, "expected exactly \": \" after the location");
+	dot = memchr(s, '.', (size_t)(colon - s));
+	if (parse_u64(s, dot ? dot : colon, &line) || line > 0xffff ||
+	    (dot && (parse_u64(dot + 1, colon, &disc) || disc > UINT32_MAX)))
+		return text_err(r, "bad location (LINE_OFFSET[.DISCRIMINATOR])");
+	s = colon + 2;
+	for (t = s; t < e && *t != ' '; t++)
+		;
+	if (!parse_u64(s, t, &n)) {
+		fs_add_body(f, (uint32_t)line, (uint32_t)disc, n);
+		for (s = t; s < e; s = t) {
+			while (s < e && *s == ' ')
+				s++;
+			for (t = s; t < e && *t != ' '; t++)
+				;
+			if (s == t)
+				break;
+			if (split_name_count(s, t, &name, &n))
+				return text_err(r, "bad call target (expected NAME:COUNT)");
+			fs_add_target(f, (uint32_t)line, (uint32_t)disc, name, n);
+			free(name);
+		}
+		return 0;
+	}
+	if (split_name_count(s, e, &name, &n))
+		return text_err(r, "expected a count or CALLEE:TOTAL");
+	f = fs_inlinee(f, (uint32_t)line, (uint32_t)disc, name);
+	f->total += n;
+	free(name);
+	r->stack[d] = f;
+	r->depth = d + 1;
+	return 0;
+}
+
+int llvm_text_read(struct fs_profile *p, const char *buf, size_t len,
+		   const char *name)
+{
+	struct text_reader r = { .name = name };
+	const char *s = buf, *end = buf + len;
+
+	p->totals_given = 1;
+	while (s < end) {
+		const char *e = memchr(s, '\n', (size_t)(end - s)), *t = s;
+		int d = 0, rc = 0;
+
+		if (!e)
+			e = end;
+		r.lineno++;
+		if (e > s && e[-1] == '\r')
+			e--;
+		while (t < e && *t == ' ')
+			t++, d++;
+		if (t == e || *t == '#' || *t == '!')
+			;	/* blank, comment, metadata (!CFGChecksum) */
+		else if (memchr(s, '\0', (size_t)(e - s)))
+			rc = text_err(&r, "NUL byte in a text profile");
+		else if (d == 0)
+			rc = parse_header(&r, p, t, e);
+		else if (!r.depth)
+			rc = text_err(&r, "body line before any function");
+		else
+			rc = parse_body(&r, d, t, e);
+		if (rc) {
+			fs_free(p);
+			return -1;
+		}
+		s = (e < end && *e == '\r') ? e + 2 : e + 1;
+	}
+	fs_finish(p);
+	return 0;
+}
+
+int llvm_text_detect(const uint8_t *buf, size_t len)
+{
+	const char *s = (const char *)buf, *end = s + len;
+	int colons = 0;
+
+	while (s < end && (*s == '#' || *s == '\n')) {
+		const char *e = memchr(s, '\n', (size_t)(end - s));
+
+		s = e ? e + 1 : end;
+	}
+	for (; s < end && *s != '\n'; s++) {
+		if (*s == ':')
+			colons++;
+		else if ((unsigned char)*s < 0x20 && *s != '\r')
+			return 0;
+	}
+	return colons >= 2 && (const char *)buf < end && buf[0] != ' ';
 }

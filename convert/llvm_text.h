@@ -13,4 +13,17 @@
  * Returns 0, or -1 if writing failed. */
 int llvm_text_write(const struct fs_profile *p, FILE *f);
 
+/* Parse an LLVM text sample profile (SampleProfileReaderText::readImpl and
+ * ParseLine in llvm/lib/ProfileData/SampleProfReader.cpp): "#" comments
+ * and "!" metadata lines are skipped; the stated TOTALs are kept
+ * (p->totals_given).  p is fs_init'ed by the caller and fs_finish'ed on
+ * success.  On malformed input: one line naming the file and line, -1, p
+ * left empty.  Context-sensitive profiles ("[a:1 @ b]") are refused. */
+int llvm_text_read(struct fs_profile *p, const char *buf, size_t len,
+		   const char *name);
+
+/* 1 if buf looks like an LLVM text profile: its first non-comment line is
+ * "NAME:TOTAL:HEAD". */
+int llvm_text_detect(const uint8_t *buf, size_t len);
+
 #endif

@@ -278,3 +278,16 @@ int raw_read_file(struct raw_profile *p, const char *path)
 	free(buf);
 	return rc;
 }
+
+int raw_file_is_raw(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char m[8] = { 0 };
+	int raw = 1;
+
+	if (f) {
+		raw = fread(m, 1, 8, f) == 8 && !memcmp(m, RAW_MAGIC, 8);
+		fclose(f);
+	}
+	return raw;
+}

@@ -115,6 +115,10 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 /* Read and parse a file (see raw_parse). */
 int raw_read_file(struct raw_profile *p, const char *path);
 
+/* 1 if path starts with RAW_MAGIC, or cannot be read (so that the raw
+ * reader reports the error); 0 for anything else, e.g. a compiler profile. */
+int raw_file_is_raw(const char *path);
+
 /* Print p as text, one fact per line (the output of "pgoprof show"). */
 void raw_print(const struct raw_profile *p, FILE *f);
 

@@ -115,8 +115,126 @@ static void test_many_functions(void)
 	fs_free(&p);
 }
 
+static const char sample_text[] =
+	"main:43:4\n"
+	" 1: 5\n"
+	" 3: 12\n"
+	" 4.2: 0 bar:9 baz:7 foo:7\n"
+	" 5: inl:26\n"
+	"  1.3: 20\n"
+	"  2: deep:6\n"
+	"   0: 6\n"
+	"aaa:1:0\n"
+	" 0: 1\n";
+
+static void test_read_round_trip(void)
+{
+	struct fs_profile p;
+	char *text;
+
+	fs_init(&p);
+	CHECK(llvm_text_read(&p, sample_text, strlen(sample_text), "mem") == 0);
+	text = render(&p);
+	CHECK(!strcmp(text, sample_text));
+	free(text);
+	fs_free(&p);
+}
+
+/* llvm-profgen's TOTAL is not the sum of the body: it is kept. */
+static void test_read_keeps_totals(void)
+{
+	static const char in[] = "# comment\nf:1000:3\n !CFGChecksum: 7\n 1: 5\n";
+	struct fs_profile p;
+
+	fs_init(&p);
+	CHECK(llvm_text_read(&p, in, strlen(in), "mem") == 0);
+	CHECK(p.nfuncs == 1 && p.funcs[0]->total == 1000 && p.funcs[0]->head == 3);
+	fs_free(&p);
+}
+
+static void test_read_merges_duplicates(void)
+{
+	static const char in[] = "f:5:1\n 1: 5\nf:7:2\n 1: 3\n 2: 4 g:2\n";
+	struct fs_profile p;
+
+	fs_init(&p);
+	CHECK(llvm_text_read(&p, in, strlen(in), "mem") == 0);
+	CHECK(p.nfuncs == 1 && p.funcs[0]->total == 12 && p.funcs[0]->head == 3);
+	CHECK(p.funcs[0]->nbody == 2 && p.funcs[0]->body[0].count == 8);
+	fs_free(&p);
+}
+
+static void test_read_errors(void)
+{
+	static const char *const bad[] = {
+		"f:1\n",			/* no head */
+		"f:x:1\n",			/* not a number */
+		" 1: 5\n",			/* body before a function */
+		"f:1:1\n 1:  5\n",		/* two spaces after the colon */
+		"f:1:1\n 1 5\n",		/* no colon */
+		"f:1:1\n 1: 5 g\n",		/* target without a count */
+		"f:1:1\n   1: 5\n",		/* indented too deep */
+		"f:1:1\n 99999: 5\n",		/* line offset over 16 bits */
+		"f:1:1\n 1: 99999999999999999999\n",	/* u64 overflow */
+		"[main:1 @ f]:1:1\n",		/* context-sensitive */
+	};
+	struct fs_profile p;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fs_init(&p);
+		CHECK(llvm_text_read(&p, bad[i], strlen(bad[i]), "bad") == -1);
+		CHECK(p.nfuncs == 0);
+		fs_free(&p);
+	}
+}
+
+static void test_read_deep_nesting(void)
+{
+	char buf[70 * 80];
+	size_t n = 0;
+	struct fs_profile p;
+
+	n += (size_t)sprintf(buf, "f:1:1\n");
+	for (int d = 1; d < 70; d++)
+		n += (size_t)sprintf(buf + n, "%*s1: g:1\n", d, "");
+	fs_init(&p);
+	CHECK(llvm_text_read(&p, buf, n, "deep") == -1);
+	fs_free(&p);
+}
+
+static void test_merge_doubles(void)
+{
+	struct fs_profile p, m;
+	char *a, *b;
+
+	fs_init(&p);
+	fs_init(&m);
+	CHECK(llvm_text_read(&p, sample_text, strlen(sample_text), "mem") == 0);
+	fs_merge(&m, &p, 1);
+	fs_merge(&m, &p, 1);
+	fs_finish(&m);
+	a = render(&m);
+	fs_free(&m);
+	fs_init(&m);
+	fs_merge(&m, &p, 2);
+	fs_finish(&m);
+	b = render(&m);
+	CHECK(!strcmp(a, b));
+	CHECK(!strncmp(a, "main:86:8\n 1: 10\n", 17));
+	free(a);
+	free(b);
+	fs_free(&m);
+	fs_free(&p);
+}
+
 int main(void)
 {
+	RUN(test_read_round_trip);
+	RUN(test_read_keeps_totals);
+	RUN(test_read_merges_duplicates);
+	RUN(test_read_errors);
+	RUN(test_read_deep_nesting);
+	RUN(test_merge_doubles);
 	RUN(test_text_exact);
 	RUN(test_total_includes_inlinees);
 	RUN(test_saturation);

@@ -1,0 +1,107 @@
+#include "formats.h"
+#include "afdo.h"
+#include "llvm_extbinary.h"
+#include "llvm_text.h"
+#include "../lib/util.h"
+#include "../raw/rawprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const names[] = {
+	[FMT_LLVM_TEXT] = "llvm-text",
+	[FMT_LLVM_EXTBINARY] = "llvm-extbinary",
+	[FMT_AFDO] = "afdo",
+};
+
+enum prof_format format_by_name(const char *name)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return (enum prof_format)i;
+	return FMT_NONE;
+}
+
+const char *format_name(enum prof_format f)
+{
+	return f > FMT_NONE && f < (int)ARRAY_SIZE(names) ? names[f] : "none";
+}
+
+enum prof_format format_detect(const uint8_t *buf, size_t len)
+{
+	if (len >= 8 && !memcmp(buf, RAW_MAGIC, 8))
+		return FMT_NONE;
+	if (llvm_extbinary_detect(buf, len))
+		return FMT_LLVM_EXTBINARY;
+	if (afdo_detect(buf, len))
+		return FMT_AFDO;
+	if (llvm_text_detect(buf, len))
+		return FMT_LLVM_TEXT;
+	return FMT_NONE;
+}
+
+int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt)
+{
+	size_t len;
+	uint8_t *buf = read_whole_file(path, &len);
+	int rc = -1;
+
+	if (!buf)
+		return -1;
+	*fmt = format_detect(buf, len);
+	switch (*fmt) {
+	case FMT_LLVM_TEXT:
+		rc = llvm_text_read(p, (const char *)buf, len, path);
+		break;
+	case FMT_LLVM_EXTBINARY:
+		rc = llvm_extbinary_read(p, buf, len, path);
+		break;
+	case FMT_AFDO:
+		rc = afdo_read(p, buf, len, path);
+		break;
+	default:
+		err("%s: not an LLVM (text, extbinary) or GCC (.afdo) sample profile%s",
+		    path, len >= 8 && !memcmp(buf, RAW_MAGIC, 8) ?
+		    " but a raw profile: use 'pgoprof convert'" : "");
+	}
+	free(buf);
+	return rc;
+}
+
+static int write_to(const struct fs_profile *p, const struct write_options *o,
+		    FILE *f)
+{
+	struct extbinary_options eo = { o->md5_names, o->compress };
+
+	switch (o->format) {
+	case FMT_LLVM_EXTBINARY:
+		return llvm_extbinary_write(p, &eo, f);
+	case FMT_AFDO:
+		return afdo_write(p, o->afdo_version ? o->afdo_version : 2, f);
+	default:
+		return llvm_text_write(p, f);
+	}
+}
+
+int profile_write(const struct fs_profile *p, const struct write_options *o,
+		  const char *path)
+{
+	struct outfile out;
+
+	if (!path || !strcmp(path, "-")) {
+		if (o->format != FMT_LLVM_TEXT && isatty(STDOUT_FILENO))
+			return err("not writing a binary %s profile to a terminal: give -o FILE",
+				   format_name(o->format));
+		if (write_to(p, o, stdout) || fflush(stdout))
+			return err("cannot write to standard output");
+		return 0;
+	}
+	if (outfile_open(&out, path))
+		return -1;
+	if (write_to(p, o, out.f)) {
+		outfile_abort(&out);
+		return err("cannot write %s", path);
+	}
+	return outfile_commit(&out);
+}
