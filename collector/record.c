@@ -65,7 +65,8 @@ static void usage(FILE *f)
 "  -h, --help           this text\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Exit status: 0 when the profile was\n"
-"written; 1 on errors; 2 on bad usage.\n");
+"written; 1 on errors; 2 on bad usage; the COMMAND's status if it failed\n"
+"(the profile is written all the same).\n");
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -358,6 +359,10 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 	uint64_t off, prev_off = 0;
 	enum unattr_reason r, prev_r;
 
+	/* Frames above the leaf are return addresses: ips[i] - 1 lies in the
+	 * call instruction, so inside the caller even when the call is the
+	 * function's last instruction.  Edges store that address for callees
+	 * too (docs/raw-format.md). */
 	r = maps_resolve(&c->maps, pid, ips[0], &prev_obj, &prev_off);
 	if (r != UNATTR_NONE)
 		count_unattributed(&c->prof, unattr_name[r], count);
@@ -367,8 +372,8 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 	for (int i = 1; i < MAX_STACK_DEPTH && ips[i]; i++) {
 		r = maps_resolve(&c->maps, pid, ips[i], &obj, &off);
 		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			raw_add_edge(&c->prof.objs[obj], off, prev_obj, prev_off,
-				     count);
+			raw_add_edge(&c->prof.objs[obj], off, prev_obj,
+				     i > 1 ? prev_off - 1 : prev_off, count);
 		else
 			raw_add_counter(&c->prof, "edges.unattributed", count);
 		prev_r = r;
@@ -527,6 +532,7 @@ int main(int argc, char **argv)
 	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
 	collect_stats(&c);
 	collect_stacks(&c);
+	raw_drop_empty_objects(&c.prof);
 	if (raw_write_file(&c.prof, c.opt.output))
 		rc = 1;
 	else if (!c.opt.quiet)
@@ -550,9 +556,18 @@ out:
 	maps_free(&c.maps);
 	raw_free(&c.prof);
 	free(c.cpus);
+	/* Like time(1): a failed training run must fail the CI stage, even
+	 * though its samples were written. */
 	if (!rc && c.opt.command && WIFEXITED(c.child_status) &&
-	    WEXITSTATUS(c.child_status) && !c.opt.quiet)
-		warnx("note: the command exited with status %d",
+	    WEXITSTATUS(c.child_status)) {
+		warnx("the command exited with status %d (its profile was written)",
 		      WEXITSTATUS(c.child_status));
+		rc = WEXITSTATUS(c.child_status);
+	} else if (!rc && c.opt.command && WIFSIGNALED(c.child_status) &&
+		   !stop_signal) {
+		warnx("the command was killed by signal %d (its profile was written)",
+		      WTERMSIG(c.child_status));
+		rc = 128 + WTERMSIG(c.child_status);
+	}
 	return rc;
 }

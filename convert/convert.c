@@ -43,7 +43,9 @@ struct conv {
 	struct fs_profile prof;
 	struct sym_result *res;
 	uint64_t samples, attributed, edges, edges_used;
-	uint64_t dropped[DROP_MAX];
+	uint64_t dropped[DROP_MAX];	/* samples */
+	uint64_t edges_dropped[DROP_MAX];
+	uint64_t *drop;			/* dropped or edges_dropped */
 };
 
 static void usage(FILE *f)
@@ -204,17 +206,17 @@ static int symbolize_offset(struct conv *c, uint64_t off, uint64_t adjust,
 	uint64_t vaddr;
 
 	if (offset_to_vaddr(segs, nsegs, off, &vaddr)) {
-		c->dropped[DROP_NO_SEGMENT] += count;
+		c->drop[DROP_NO_SEGMENT] += count;
 		return -1;
 	}
 	switch (sym_lookup(c->sym, vaddr - adjust, c->res)) {
 	case SYM_OK:
 		return 0;
 	case SYM_NO_FUNCTION:
-		c->dropped[DROP_NO_FUNCTION] += count;
+		c->drop[DROP_NO_FUNCTION] += count;
 		return -1;
 	default:
-		c->dropped[DROP_NO_LINE] += count;
+		c->drop[DROP_NO_LINE] += count;
 		return -1;
 	}
 }
@@ -228,6 +230,7 @@ static void add_ip(struct conv *c, const struct raw_ip *ip)
 	struct fsamples *f;
 
 	c->samples += ip->count;
+	c->drop = c->dropped;
 	if (symbolize_offset(c, ip->offset, 0, ip->count))
 		return;
 	f = frame_profile(c, r);
@@ -294,13 +297,14 @@ static void add_edge(struct conv *c, const struct raw_edge *e)
 	int n;
 
 	c->edges += e->count;
+	c->drop = c->edges_dropped;
 	segs = sym_segments(c->sym, &n);
 	if (offset_to_vaddr(segs, n, e->ret_offset, &vaddr)) {
-		c->dropped[DROP_NO_SEGMENT] += e->count;
+		c->drop[DROP_NO_SEGMENT] += e->count;
 		return;
 	}
 	if (!sym_follows_call(c->sym, vaddr)) {
-		c->dropped[DROP_NOT_AFTER_CALL] += e->count;
+		c->drop[DROP_NOT_AFTER_CALL] += e->count;
 		return;
 	}
 	/* The call instruction ends at the return address: look it up one
@@ -309,7 +313,7 @@ static void add_edge(struct conv *c, const struct raw_edge *e)
 		return;
 	callee = callee_name(c, e->callee_obj, e->callee_offset);
 	if (!callee) {
-		c->dropped[DROP_NO_CALLEE] += e->count;
+		c->drop[DROP_NO_CALLEE] += e->count;
 		return;
 	}
 	in = &r->frames[r->nframes - 1];
@@ -328,10 +332,14 @@ static void report(const struct conv *c)
 		c->samples ? 100.0 * (double)c->attributed / (double)c->samples : 0.0);
 	for (int i = 0; i < DROP_MAX; i++)
 		if (c->dropped[i])
-			fprintf(stderr, "%s:   %" PRIu64 " dropped: %s\n",
+			fprintf(stderr, "%s:   %" PRIu64 " samples dropped: %s\n",
 				progname, c->dropped[i], drop_name[i]);
 	fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " stack edges became call targets\n",
 		progname, c->edges_used, c->edges);
+	for (int i = 0; i < DROP_MAX; i++)
+		if (c->edges_dropped[i])
+			fprintf(stderr, "%s:   %" PRIu64 " edges dropped: %s\n",
+				progname, c->edges_dropped[i], drop_name[i]);
 	if (!c->samples)
 		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
 }

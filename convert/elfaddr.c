@@ -16,8 +16,11 @@ int elf_load_segments(Elf *elf, struct load_seg **segs)
 		for (size_t i = 0; i < phnum; i++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(elf, (int)i, &ph))
+			if (!gelf_getphdr(elf, (int)i, &ph)) {
+				free(*segs);
+				*segs = NULL;
 				return -1;
+			}
 			if (ph.p_type != PT_LOAD ||
 			    !!(ph.p_flags & PF_X) != (pass == 0))
 				continue;

@@ -22,6 +22,7 @@
 
 struct func {
 	Dwarf_Off die;
+	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else lowest range */
 	uint8_t clang;		/* discriminators are LLVM-encoded */
 	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
 	uint32_t entry_offset, entry_disc;
@@ -35,6 +36,7 @@ struct range {
 struct symbolizer {
 	char *path;
 	Dwfl *dwfl;
+	Dwfl *debug_dwfl;	/* --debug-binary, used even if path has DWARF */
 	Dwfl_Module *mod;
 	Elf *elf;
 	GElf_Addr elf_bias;
@@ -52,29 +54,10 @@ struct symbolizer {
 	int x86;
 };
 
-static const char *debug_override;
-
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name,
-			  const char *debuglink_file, GElf_Word debuglink_crc,
-			  char **debuginfo_file_name)
-{
-	if (debug_override) {
-		int fd = open(debug_override, O_RDONLY | O_CLOEXEC);
-
-		if (fd >= 0)
-			*debuginfo_file_name = xstrdup(debug_override);
-		return fd;
-	}
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
-					    file_name, debuglink_file,
-					    debuglink_crc, debuginfo_file_name);
-}
-
 static char *debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -92,6 +75,8 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	uint32_t f = (uint32_t)s->nfuncs;
+	uint64_t entry = UINT64_MAX;
+	Dwarf_Addr epc;
 	int any = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
@@ -99,12 +84,18 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 			continue;	/* discarded by the linker */
 		grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof(*s->ranges));
 		s->ranges[s->nranges++] = (struct range){ lo, hi, f };
+		if (lo < entry)
+			entry = lo;
 		any = 1;
 	}
 	if (!any)
 		return;
+	/* elfutils 0.188's dwarf_entrypc fails on DW_AT_ranges alone. */
+	if (!dwarf_entrypc(die, &epc) && epc)
+		entry = epc;
 	grow(&s->funcs, &s->cap_funcs, s->nfuncs + 1, sizeof(*s->funcs));
-	s->funcs[s->nfuncs++] = (struct func){ dwarf_dieoffset(die), (uint8_t)clang };
+	s->funcs[s->nfuncs++] = (struct func){ dwarf_dieoffset(die), entry,
+					       (uint8_t)clang };
 }
 
 /* Subprograms at CU level, or inside namespaces and classes (C++). */
@@ -179,6 +170,37 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 	return 0;
 }
 
+/* The DWARF of a separate debug file, whose build-ID must be the binary's:
+ * a debug file of another build gives wrong lines without any error. */
+static int open_debug_file(struct symbolizer *s, const char *debug_path)
+{
+	Dwfl_Module *m;
+	Elf *elf;
+	GElf_Addr bias;
+	Dwarf_Addr dbias;
+	const void *id;
+	ssize_t len;
+
+	s->debug_dwfl = dwfl_begin(&callbacks);
+	m = s->debug_dwfl ? dwfl_report_offline(s->debug_dwfl, debug_path, debug_path, -1) : NULL;
+	if (!m || dwfl_report_end(s->debug_dwfl, NULL, NULL))
+		return err("%s: %s", debug_path, dwfl_errmsg(-1));
+	elf = dwfl_module_getelf(m, &bias);
+	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	if (s->build_id && (len != (ssize_t)s->build_id_len ||
+			    memcmp(id, s->build_id, s->build_id_len))) {
+		char a[2 * 64 + 1] = "(none)", b[2 * 64 + 1] = "(none)";
+
+		hex_string(a, s->build_id, s->build_id_len > 64 ? 64 : s->build_id_len);
+		if (len > 0 && len <= 64)
+			hex_string(b, id, (size_t)len);
+		return err("%s has build-ID %s but the binary %s has %s: give the debug file of this build",
+			   debug_path, b, s->path, a);
+	}
+	s->dw = dwfl_module_getdwarf(m, &dbias);
+	return 0;
+}
+
 struct symbolizer *sym_open(const char *path, const char *debug_path,
 			    int need_dwarf)
 {
@@ -196,7 +218,6 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 		return NULL;
 	}
 	s->path = xstrdup(path);
-	debug_override = debug_path;
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl)
 		goto fail_msg;
@@ -205,8 +226,12 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 		goto fail_msg;
 	if (open_elf_parts(s, path))
 		goto fail;
-	s->dw = dwfl_module_getdwarf(s->mod, &bias);
-	debug_override = NULL;
+	if (debug_path) {
+		if (open_debug_file(s, debug_path))
+			goto fail;
+	} else {
+		s->dw = dwfl_module_getdwarf(s->mod, &bias);
+	}
 	if (s->dw)
 		build_index(s);
 	if (need_dwarf && (!s->dw || !s->nranges)) {
@@ -219,7 +244,6 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 fail_msg:
 	err("%s: %s", path, dwfl_errmsg(-1));
 fail:
-	debug_override = NULL;
 	sym_close(s);
 	return NULL;
 }
@@ -232,6 +256,8 @@ void sym_close(struct symbolizer *s)
 		cs_close(&s->cs);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	if (s->debug_dwfl)
+		dwfl_end(s->debug_dwfl);
 	free(s->segs);
 	free(s->funcs);
 	free(s->ranges);
@@ -370,15 +396,11 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 /* Where the function's entry address lies in its own body (frame 0). */
 static void entry_location(struct symbolizer *s, struct func *f)
 {
-	Dwarf_Die die;
-	Dwarf_Addr entry;
 	struct sym_result *r;
 
 	f->entry_state = -1;
-	if (!dwarf_offdie(s->dw, f->die, &die) || dwarf_entrypc(&die, &entry))
-		return;
 	r = xmalloc(sizeof(*r));
-	if (lookup_in(s, f, entry, r) == SYM_OK) {
+	if (lookup_in(s, f, f->entry, r) == SYM_OK) {
 		f->entry_state = 1;
 		f->entry_offset = r->frames[0].line_offset;
 		f->entry_disc = r->frames[0].disc;
@@ -431,8 +453,8 @@ int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
 	if (!s->cs_ok || !img || vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) ||
 	    off > size)
 		return 0;
-	/* x86 call encodings are 2 to 7 bytes; aarch64 BL/BLR are 4. */
-	for (int len = s->x86 ? 2 : 4; len <= (s->x86 ? 7 : 4) && !found; len++) {
+	/* x86 calls are 2 to 15 bytes (with prefixes); aarch64 BL/BLR are 4. */
+	for (int len = s->x86 ? 2 : 4; len <= (s->x86 ? 15 : 4) && !found; len++) {
 		cs_insn *insn;
 
 		if (off < (uint64_t)len)

@@ -189,18 +189,95 @@ static void normalize_object(struct raw_object *o)
 	o->nedges = n;
 }
 
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct raw_object *x = a, *y = b;
+	uint32_t n = x->build_id_len < y->build_id_len ? x->build_id_len
+						       : y->build_id_len;
+	int c = memcmp(x->build_id, y->build_id, n);
+
+	if (c)
+		return c;
+	return (x->build_id_len > y->build_id_len) - (x->build_id_len < y->build_id_len);
+}
+
+/* Objects in build-ID order, so that merge(A, B) and merge(B, A) are the
+ * same bytes; edges follow their callee objects to the new indexes. */
+static void sort_objects(struct raw_profile *p)
+{
+	uint32_t *newidx = xcalloc(p->nobjs, sizeof(*newidx));
+	struct raw_object *old = xmalloc(p->nobjs * sizeof(*old));
+
+	memcpy(old, p->objs, p->nobjs * sizeof(*old));
+	sort(p->objs, p->nobjs, sizeof(*p->objs), cmp_obj);
+	for (size_t i = 0; i < p->nobjs; i++)
+		newidx[i] = (uint32_t)raw_find_object(p, old[i].build_id,
+						      old[i].build_id_len);
+	for (size_t i = 0; i < p->nobjs; i++)
+		for (size_t j = 0; j < p->objs[i].nedges; j++)
+			if (p->objs[i].edges[j].callee_obj < p->nobjs)
+				p->objs[i].edges[j].callee_obj =
+					newidx[p->objs[i].edges[j].callee_obj];
+	free(old);
+	free(newidx);
+}
+
+void raw_drop_empty_objects(struct raw_profile *p)
+{
+	uint8_t *used = xcalloc(p->nobjs, 1);
+	uint32_t *newidx = xcalloc(p->nobjs, sizeof(*newidx));
+	size_t n = 0, old_n = p->nobjs;
+
+	for (size_t i = 0; i < p->nobjs; i++) {
+		used[i] |= p->objs[i].nips || p->objs[i].nedges;
+		for (size_t j = 0; j < p->objs[i].nedges; j++)
+			if (p->objs[i].edges[j].callee_obj < p->nobjs)
+				used[p->objs[i].edges[j].callee_obj] = 1;
+	}
+	for (size_t i = 0; i < p->nobjs; i++) {
+		if (!used[i]) {
+			object_free(&p->objs[i]);
+			continue;
+		}
+		newidx[i] = (uint32_t)n;
+		p->objs[n++] = p->objs[i];
+	}
+	p->nobjs = n;
+	for (size_t i = 0; i < p->nobjs; i++)
+		for (size_t j = 0; j < p->objs[i].nedges; j++)
+			if (p->objs[i].edges[j].callee_obj < old_n)
+				p->objs[i].edges[j].callee_obj =
+					newidx[p->objs[i].edges[j].callee_obj];
+	free(used);
+	free(newidx);
+}
+
 void raw_normalize(struct raw_profile *p)
 {
+	sort_objects(p);
 	sort(p->meta, p->nmeta, sizeof(*p->meta), cmp_kv);
 	sort(p->counters, p->ncounters, sizeof(*p->counters), cmp_counter);
 	for (size_t i = 0; i < p->nobjs; i++)
 		normalize_object(&p->objs[i]);
 }
 
+/* 1 if value is one of the comma-separated items of list. */
+static int has_item(const char *list, const char *value)
+{
+	size_t n = strlen(value);
+
+	for (const char *s = list; s; s = strchr(s, ',')) {
+		if (*s == ',')
+			s++;
+		if (!strncmp(s, value, n) && (s[n] == ',' || !s[n]))
+			return 1;
+	}
+	return 0;
+}
+
 static void merge_meta(struct raw_profile *dst, const struct raw_kv *kv)
 {
 	const char *old = raw_get_meta(dst, kv->key);
-	size_t n;
 	char *joined;
 
 	if (!old) {
@@ -208,11 +285,9 @@ static void merge_meta(struct raw_profile *dst, const struct raw_kv *kv)
 		return;
 	}
 	/* Keep every distinct value, e.g. the hosts a fleet profile came from. */
-	n = strlen(kv->value);
-	for (const char *s = old; (s = strstr(s, kv->value)); s++)
-		if ((s == old || s[-1] == ',') && (s[n] == ',' || !s[n]))
-			return;
-	joined = xmalloc(strlen(old) + n + 2);
+	if (!*kv->value || has_item(old, kv->value))
+		return;
+	joined = xmalloc(strlen(old) + strlen(kv->value) + 2);
 	sprintf(joined, "%s,%s", old, kv->value);
 	raw_set_meta(dst, kv->key, joined);
 	free(joined);

@@ -91,9 +91,13 @@ void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
 void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
 		  uint64_t callee_offset, uint64_t count);
 
-/* Sort every table and add up duplicate keys, so that output is canonical
+/* Sort every table (objects by build-ID) and add up duplicate keys, so that output is canonical
  * and deterministic.  Counts saturate at UINT64_MAX instead of wrapping. */
 void raw_normalize(struct raw_profile *p);
+
+/* Remove objects with no samples and no edges that no edge points to (the
+ * collector sees every executable mapping, sampled or not). */
+void raw_drop_empty_objects(struct raw_profile *p);
 
 /* Add src into dst, count by count (objects matched by build-ID, counters by
  * name; differing META values are kept as "a,b").  weight multiplies every

@@ -21,7 +21,7 @@ expect_error() {
 	name=$1; mention=$2; shift 2
 	"$@" >/dev/null 2>err.txt; rc=$?
 	lines=$(wc -l <err.txt)
-	left=$(ls -A | grep -v -e '^err.txt$' -e '^good.raw$' -e '^trunc.raw$' -e '^nodebug$' -e '^other$' -e '^magic.raw$')
+	left=$(ls -A | grep -v -e '^err.txt$' -e '^good.raw$' -e '^trunc.raw$' -e '^nodebug$' -e '^other$' -e '^other.debug$' -e '^magic.raw$')
 	if [ $rc -ne 0 ] && [ "$lines" -eq 1 ] && grep -q -- "$mention" err.txt && [ -z "$left" ]; then
 		pass "$name"
 	else
@@ -45,6 +45,8 @@ check "mismatch message names the recorded ID" sh -c \
 
 objcopy --strip-debug ../hot nodebug
 expect_error "binary without debug info" "nodebug: no debug info" "$PGOPROF" convert good.raw --binary nodebug -o out.prof
+objcopy --only-keep-debug other other.debug
+expect_error "debug file of another build" "other.debug has build-ID" "$PGOPROF" convert good.raw --binary nodebug --debug-binary other.debug -o out.prof
 expect_error "missing raw profile" "missing.raw" "$PGOPROF" convert missing.raw --binary ../hot -o out.prof
 expect_error "missing binary" "missing-binary" "$PGOPROF" convert good.raw --binary missing-binary -o out.prof
 expect_error "missing file to merge" "missing.raw" "$PGOPROF" merge -o out.prof good.raw missing.raw

@@ -16,7 +16,7 @@ check "record took samples (${taken:-0} >= 300)" test "${taken:-0}" -ge 300
 check "record stored the mode and event" sh -c \
 	"'$PGOPROF' show hot.raw | grep -q '^meta mode = stack-fp' && '$PGOPROF' show hot.raw | grep -q '^meta event = cpu-clock'"
 
-check convert "$PGOPROF" convert -q hot.raw --binary hot -o hot.prof
+check convert "$PGOPROF" convert -q hot.raw --binary hot --format llvm-text -o hot.prof
 check "llvm-profdata reads the profile" "$PROFDATA" show --sample hot.prof
 
 # The hot function carries most of the binary's samples.
@@ -39,8 +39,13 @@ check "clang-16 emits function_entry_count" grep -q function_entry_count hot.ll
 check "clang-16 annotates hot_loop with !prof" sh -c "grep '^define.*@hot_loop' hot.ll | grep -q '!prof'"
 check "clang-16 emits branch weights" grep -q branch_weights hot.ll
 
+# A stripped binary with its separate debug file gives the same profile.
+objcopy --only-keep-debug hot hot.debug && objcopy --strip-debug hot hot.stripped
+check "convert a stripped binary with --debug-binary" sh -c \
+	"'$PGOPROF' convert -q hot.raw --binary hot.stripped --debug-binary hot.debug --format llvm-text | cmp - hot.prof"
+
 # A shared library: samples of libhot.so belong to it, by build-ID.
-check "convert a shared library" "$PGOPROF" convert -q hot.raw --binary libhot.so -o libhot.prof
+check "convert a shared library" "$PGOPROF" convert -q hot.raw --binary libhot.so --format llvm-text -o libhot.prof
 check "the library's hot function is first" sh -c "head -n 1 libhot.prof | grep -q '^lib_mix:'"
 
 # PIE: the top sample's file offset maps to an ELF vaddr inside hot_loop.
