@@ -60,8 +60,8 @@ static void usage(FILE *f)
 "  -b, --binary ELF        the executable or shared library to profile\n"
 "  -g, --debug-binary ELF  its separate debug info file\n"
 "  -o, --output OUT        write here (atomically) instead of stdout\n"
-"  -f, --format FORMAT     llvm-text (default; clang -fprofile-sample-use=OUT),\n"
-"                          llvm-extbinary (clang; compact, fastest to load),\n"
+"  -f, --format FORMAT     llvm-extbinary (default; clang -fprofile-sample-use=OUT,\n"
+"                          compact, fastest to load), llvm-text (readable),\n"
 "                          afdo (gcc -fauto-profile=OUT)\n"
 "      --md5-names         llvm-extbinary: names as MD5 hashes (smaller)\n"
 "      --compress          llvm-extbinary: zlib-compressed sections\n"
@@ -86,7 +86,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "afdo-version", required_argument, NULL, 'A' },
 		{ 0 },
 	};
-	const char *format = "llvm-text";
+	const char *format = "llvm-extbinary";
 	char *end;
 	long v;
 	int o;

@@ -27,7 +27,7 @@ step "3. record: pgoprof record -F 1999 -o wordfreq.raw -- ./wordfreq.sampled"
 step "4. convert: pgoprof convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof"
 "$PGOPROF" convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof
 echo "top functions (name:total samples:head estimate):"
-grep -v '^ ' wordfreq.prof | head -n 5 | sed 's/^/  /'
+"$PGOPROF" show wordfreq.prof | grep -v '^ ' | head -n 5 | sed 's/^/  /'
 
 step "5. PGO build: $CC -O2 -g -fprofile-sample-use=wordfreq.prof"
 $CC -O2 -g -fprofile-sample-use=wordfreq.prof -o wordfreq.pgo "$SRC"
