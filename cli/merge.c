@@ -16,8 +16,13 @@ static void usage(FILE *f)
 		   "profiles of one kind (LLVM text, LLVM extbinary or GCC .afdo) merge\n"
 		   "into that kind, function by function and line by line.\n\n"
 		   "  -o, --output OUT      the merged profile (written atomically)\n"
-		   "  -w, --weight FILE=N   multiply the counts of FILE by N (integer)\n"
-		   "      --afdo-version V  .afdo output: 2 (GCC 12+, default) or 1\n");
+		   "  -w, --weight FILE=N   multiply the counts of FILE by N (integer)\n\n"
+		   "Compiler profiles only (this also converts between formats):\n"
+		   "  -f, --format FORMAT   write llvm-text, llvm-extbinary or afdo\n"
+		   "                        (default: the kind of the inputs)\n"
+		   "      --md5-names       llvm-extbinary: names as MD5 hashes\n"
+		   "      --compress        llvm-extbinary: zlib-compressed sections\n"
+		   "      --afdo-version V  afdo: 2 (GCC 12+, default) or 1\n");
 }
 
 
@@ -57,7 +62,8 @@ static int merge_profiles(char **files, int n, char **wfile, uint64_t *wval,
 	}
 	if (!rc) {
 		fs_finish(&dst);
-		wo->format = first;
+		if (wo->format == FMT_NONE)
+			wo->format = first;
 		rc = profile_write(&dst, wo, out) ? 1 : 0;
 	}
 	fs_free(&dst);
@@ -71,6 +77,9 @@ int cmd_merge(int argc, char **argv)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "afdo-version", required_argument, NULL, 'A' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "md5-names", no_argument, NULL, 'M' },
+		{ "compress", no_argument, NULL, 'Z' },
 		{ 0 },
 	};
 	struct write_options wo = { .afdo_version = 2 };
@@ -80,7 +89,7 @@ int cmd_merge(int argc, char **argv)
 	int nw = 0, c, rc = 0;
 	struct raw_profile dst, src;
 
-	while ((c = getopt_long(argc, argv, "o:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:f:h", longopts, NULL)) != -1) {
 		char *eq, *end;
 
 		switch (c) {
@@ -94,6 +103,17 @@ int cmd_merge(int argc, char **argv)
 				die(2, "--weight %s: give FILE=N with N a positive integer", optarg);
 			*eq = '\0';
 			wfile[nw++] = optarg;
+			break;
+		case 'f':
+			wo.format = format_by_name(optarg);
+			if (wo.format == FMT_NONE)
+				die(2, "--format %s: not known; formats: llvm-text, llvm-extbinary, afdo", optarg);
+			break;
+		case 'M':
+			wo.md5_names = 1;
+			break;
+		case 'Z':
+			wo.compress = 1;
 			break;
 		case 'A':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
@@ -121,6 +141,8 @@ int cmd_merge(int argc, char **argv)
 			die(2, "--weight %s=...: %s is not among the files to merge",
 			    wfile[j], wfile[j]);
 	}
+	if (raw_file_is_raw(argv[optind]) && wo.format != FMT_NONE)
+		die(2, "--format applies to compiler profiles; raw profiles merge into a raw profile ('pgoprof convert' makes compiler profiles)");
 	if (!raw_file_is_raw(argv[optind])) {
 		rc = merge_profiles(argv + optind, argc - optind, wfile, wval, nw,
 				    &wo, out);

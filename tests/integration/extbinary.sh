@@ -2,7 +2,7 @@
 # The extbinary writer against the real consumers: byte-identical to
 # llvm-profdata-16 (plain, --use-md5, --compress-all-sections), and clang-16
 # and clang-14 produce the same IR with our extbinary as with the text
-# profile.  There is no CLI for extbinary yet, so the unit test binary's
+# profile.  On a hand-made profile with every feature, the unit test binary's
 # hooks write and rewrite the files (see tests/unit/test_extbinary.c).
 . "$(dirname "$0")/../lib.sh"
 

@@ -82,13 +82,13 @@ fi
 sleep 0.3
 check "record -p PID -d" "$PGOPROF" record -q -p $pid -d 1 -o pid.raw
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
-check "record -p finds hot_loop" sh -c "'$PGOPROF' convert -q pid.raw --binary hot | head -n 1 | grep -q '^hot_loop:'"
+check "record -p finds hot_loop" sh -c "'$PGOPROF' convert -q pid.raw --binary hot --format llvm-text | head -n 1 | grep -q '^hot_loop:'"
 
 # -a: the whole system, with our process among others.
 ./hot 3 >/dev/null & pid=$!
 check "record -a -d" "$PGOPROF" record -q -a -d 1 -o all.raw
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
-check "record -a finds hot_loop" sh -c "'$PGOPROF' convert -q all.raw --binary hot | head -n 1 | grep -q '^hot_loop:'"
+check "record -a finds hot_loop" sh -c "'$PGOPROF' convert -q all.raw --binary hot --format llvm-text | head -n 1 | grep -q '^hot_loop:'"
 
 # merge is exact: a profile merged with itself has every count doubled.
 check "merge" "$PGOPROF" merge -o twice.raw hot.raw hot.raw
@@ -97,3 +97,29 @@ check "merge" "$PGOPROF" merge -o twice.raw hot.raw hot.raw
 check "merge doubles every IP count" cmp ips.expected ips.got
 "$PGOPROF" merge -o weighted.raw --weight hot.raw=3 hot.raw
 check "merge --weight multiplies" sh -c "test \$('$PGOPROF' show weighted.raw | awk '\$2 == \"samples.taken\" { print \$4 }') -eq $((taken * 3))"
+
+# The compiler formats from a real recording, proven by their consumers.
+check "convert to extbinary (the default)" "$PGOPROF" convert -q hot.raw --binary hot -o hot.extbin
+for v in "plain||" "md5|--md5-names|--use-md5" "compress|--compress|--compress-all-sections"; do
+	name=${v%%|*}; rest=${v#*|}; ours=${rest%%|*}; theirs=${rest#*|}
+	"$PGOPROF" convert -q hot.raw --binary hot $ours -o "hot-$name.extbin"
+	"$PROFDATA" merge --sample --extbinary $theirs -o "ref-$name.extbin" hot.prof
+	check "extbinary ($name) byte-identical to llvm-profdata merge of our text" \
+		cmp "hot-$name.extbin" "ref-$name.extbin"
+done
+"$PROFDATA" show --sample hot.prof >show-text.txt
+"$PROFDATA" show --sample hot.extbin >show-ext.txt
+check "llvm-profdata show: extbinary prints as the text profile" cmp show-text.txt show-ext.txt
+check "pgoprof show prints extbinary as our text" sh -c "'$PGOPROF' show hot.extbin | cmp - hot.prof"
+"$CLANG" -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=hot.extbin -S -emit-llvm \
+	-o hot-ext.ll "$TOP/tests/workloads/hot.c" 2>clang-ext.err
+check "clang-16: same IR from extbinary as from text" sh -c \
+	"grep -q function_entry_count hot-ext.ll && diff hot.ll hot-ext.ll >/dev/null"
+clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=hot.extbin -S -emit-llvm \
+	-o hot-14.ll "$TOP/tests/workloads/hot.c" 2>clang-14.err
+check "clang-14 reads our extbinary" sh -c "grep '^define.*@hot_loop' hot-14.ll | grep -q '!prof'"
+check "merge of extbinary with itself doubles every count" sh -c \
+	"'$PGOPROF' merge -o twice.extbin hot.extbin hot.extbin &&
+	 '$PGOPROF' show twice.extbin | head -n 1 | grep -q \"^hot_loop:$((hot * 2)):\""
+check "text -> extbinary -> text is the identity" sh -c \
+	"'$PGOPROF' merge -f llvm-extbinary -o rt.extbin hot.prof && '$PGOPROF' show rt.extbin | cmp - hot.prof"
