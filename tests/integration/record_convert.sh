@@ -123,3 +123,16 @@ check "merge of extbinary with itself doubles every count" sh -c \
 	 '$PGOPROF' show twice.extbin | head -n 1 | grep -q \"^hot_loop:$((hot * 2)):\""
 check "text -> extbinary -> text is the identity" sh -c \
 	"'$PGOPROF' merge -f llvm-extbinary -o rt.extbin hot.prof && '$PGOPROF' show rt.extbin | cmp - hot.prof"
+
+# SIGINT ends a recording with a valid profile; a failing command's status
+# is passed on (the profile is still written).
+"$TOP/pgoprof-record" -q -a -o sigint.raw & rpid=$!
+./hot 2 >/dev/null & hpid=$!
+sleep 1; kill -INT $rpid; wait $rpid; rc=$?
+kill $hpid 2>/dev/null; wait $hpid 2>/dev/null
+check "SIGINT writes a valid profile (rc=$rc)" sh -c "test $rc -eq 0 && '$PGOPROF' show sigint.raw | grep -q '^counter samples.taken'"
+rm -f exit.raw
+"$PGOPROF" record -q -o exit.raw -- sh -c 'exit 3'; rc=$?
+check "record passes on the command's exit status (rc=$rc)" sh -c "test $rc -eq 3 && test -s exit.raw"
+"$PGOPROF" record -q -o nocmd.raw -- ./no-such-command 2>nocmd.err; rc=$?
+check "record of a missing command fails (rc=$rc)" sh -c "test $rc -eq 127 && grep -q 'no-such-command' nocmd.err"
