@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		   "                        (default: the kind of the inputs)\n"
 		   "      --md5-names       llvm-extbinary: names as MD5 hashes\n"
 		   "      --compress        llvm-extbinary: zlib-compressed sections\n"
-		   "      --afdo-version V  afdo: 2 (GCC 12+, default) or 1\n");
+		   "      --afdo-version V  afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
+		   "                        earlier) or llvm (llvm-profdata, clang)\n");
 }
 
 
@@ -64,6 +65,7 @@ static int merge_profiles(char **files, int n, char **wfile, uint64_t *wval,
 		fs_finish(&dst);
 		if (wo->format == FMT_NONE)
 			wo->format = first;
+		scale_for_format(&dst, wo);
 		rc = profile_write(&dst, wo, out) ? 1 : 0;
 	}
 	fs_free(&dst);
@@ -116,9 +118,7 @@ int cmd_merge(int argc, char **argv)
 			wo.compress = 1;
 			break;
 		case 'A':
-			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
-				die(2, "--afdo-version %s: give 1 or 2", optarg);
-			wo.afdo_version = atoi(optarg);
+			wo.afdo_version = afdo_version_by_name(optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -8,10 +8,16 @@
 #include <stdio.h>
 #include "fstree.h"
 
-/* Write p (fs_finish'ed) to f in the given gcov version: 2 for GCC 12 and
- * later (byte-counted strings), 1 for GCC 11 and earlier and for LLVM's
- * GCC-format reader (word-counted, padded strings).  Returns 0, or -1 with a
- * message on a write error. */
+/* The version word of the layout LLVM's GCC-format reader takes ("adcg*704":
+ * SampleProfileReaderGCC), which GCC itself refuses. */
+#define AFDO_VERSION_LLVM 0x3430372a
+
+/* Write p (fs_finish'ed) to f with the given version word: 2 for GCC 12 and
+ * later (byte-counted strings), 1 for GCC 11 and earlier (word-counted,
+ * padded strings), AFDO_VERSION_LLVM for llvm-profdata and clang (version 1
+ * strings, discriminators kept).  For GCC, names are cut at the first '.'
+ * and discriminators folded as gcc 12's auto-profile.cc reads them.
+ * Returns 0, or -1 with a message (write error, counts over 2^63-1). */
 int afdo_write(const struct fs_profile *p, int version, FILE *f);
 
 /* 1 if buf starts with the gcov "adcg" magic of an AutoFDO file. */

@@ -46,6 +46,7 @@ struct conv {
 	uint64_t dropped[DROP_MAX];	/* samples */
 	uint64_t edges_dropped[DROP_MAX];
 	uint64_t *drop;			/* dropped or edges_dropped */
+	size_t zero_funcs;		/* call targets only: omitted */
 };
 
 static void usage(FILE *f)
@@ -66,7 +67,8 @@ static void usage(FILE *f)
 "      --md5-names         llvm-extbinary: names as MD5 hashes (smaller)\n"
 "      --compress          llvm-extbinary: zlib-compressed sections\n"
 "      --gcc-version N     afdo: for GCC N (12 and later read version 2)\n"
-"      --afdo-version V    afdo: 2 (GCC 12+, default) or 1 (GCC 11-, LLVM)\n"
+"      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
+"                          earlier) or llvm (llvm-profdata, clang)\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: build-ID not in the profile); 2 usage.\n");
 }
@@ -109,11 +111,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			c->wo.afdo_version = v >= 12 ? 2 : 1;
 			break;
 		case 'A':
-			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-				err("--afdo-version %s: give 1 (GCC 11 and earlier) or 2 (GCC 12 and later)", optarg);
-				return 2;
-			}
-			c->wo.afdo_version = atoi(optarg);
+			c->wo.afdo_version = afdo_version_by_name(optarg);
 			break;
 		case 'q': c->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -336,6 +334,9 @@ static void report(const struct conv *c)
 				progname, c->dropped[i], drop_name[i]);
 	fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " stack edges became call targets\n",
 		progname, c->edges_used, c->edges);
+	if (c->zero_funcs)
+		fprintf(stderr, "%s:   %zu functions omitted: on sampled stacks but without samples of their own (an all-zero profile would mark them cold)\n",
+			progname, c->zero_funcs);
 	for (int i = 0; i < DROP_MAX; i++)
 		if (c->edges_dropped[i])
 			fprintf(stderr, "%s:   %" PRIu64 " edges dropped: %s\n",
@@ -371,6 +372,8 @@ int cmd_convert(int argc, char **argv)
 			add_edge(&c, &o->edges[i]);
 	}
 	fs_finish(&c.prof);
+	c.zero_funcs = fs_drop_zero_totals(&c.prof);
+	scale_for_format(&c.prof, &c.wo);
 	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
 		if (!c.quiet)

@@ -28,6 +28,18 @@ const char *format_name(enum prof_format f)
 	return f > FMT_NONE && f < (int)ARRAY_SIZE(names) ? names[f] : "none";
 }
 
+int afdo_version_by_name(const char *name)
+{
+	if (!strcmp(name, "2"))
+		return 2;
+	if (!strcmp(name, "1"))
+		return 1;
+	if (!strcmp(name, "llvm"))
+		return AFDO_VERSION_LLVM;
+	die(2, "--afdo-version %s: give 2 (GCC 12 and later), 1 (GCC 11 and earlier) or llvm (llvm-profdata, clang)",
+	    name);
+}
+
 enum prof_format format_detect(const uint8_t *buf, size_t len)
 {
 	if (len >= 8 && !memcmp(buf, RAW_MAGIC, 8))
@@ -67,6 +79,17 @@ int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt)
 	}
 	free(buf);
 	return rc;
+}
+
+void scale_for_format(struct fs_profile *p, const struct write_options *o)
+{
+	uint64_t max = fs_max_count(p);
+
+	if (o->format != FMT_AFDO || max <= AFDO_MAX_COUNT)
+		return;
+	fs_scale(p, AFDO_MAX_COUNT, max);
+	warnx("note: counts scaled by %d/%llu for GCC (largest count now %d)",
+	      AFDO_MAX_COUNT, (unsigned long long)max, AFDO_MAX_COUNT);
 }
 
 static int write_to(const struct fs_profile *p, const struct write_options *o,

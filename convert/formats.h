@@ -23,6 +23,10 @@ struct write_options {
 enum prof_format format_by_name(const char *name);
 const char *format_name(enum prof_format f);
 
+/* "2", "1" or "llvm" -> the afdo_write version word; exits with status 2
+ * and a message naming the choices otherwise (a command-line helper). */
+int afdo_version_by_name(const char *name);
+
 /* What buf holds: FMT_NONE if no compiler format (e.g. a raw profile). */
 enum prof_format format_detect(const uint8_t *buf, size_t len);
 
@@ -30,6 +34,12 @@ enum prof_format format_detect(const uint8_t *buf, size_t len);
  * the caller).  *fmt gets the format.  Returns 0, or -1 with one message
  * naming the file. */
 int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt);
+
+/* GCC 12 was seen to crash on AutoFDO counts near 1e9
+ * (../shared/REFERENCE.md): for FMT_AFDO, scale p down so that its largest
+ * count is AFDO_MAX_COUNT, saying so on stderr; other formats unchanged. */
+#define AFDO_MAX_COUNT 1000000
+void scale_for_format(struct fs_profile *p, const struct write_options *o);
 
 /* Write p (fs_finish'ed) to path atomically, or to stdout if path is NULL
  * or "-" (binary formats are refused on a terminal).  Returns 0 or -1 with

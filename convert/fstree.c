@@ -231,3 +231,82 @@ void fs_finish(struct fs_profile *p)
 	sort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
 	rehash(p);	/* indexes moved */
 }
+
+size_t fs_drop_zero_totals(struct fs_profile *p)
+{
+	size_t n = 0, dropped;
+
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		if (p->funcs[i]->total)
+			p->funcs[n++] = p->funcs[i];
+		else
+			fs_node_free(p->funcs[i]);
+	}
+	dropped = p->nfuncs - n;
+	p->nfuncs = n;
+	if (dropped) {
+		p->hash_size /= 2;	/* rehash doubles it back */
+		rehash(p);
+	}
+	return dropped;
+}
+
+static uint64_t node_max(const struct fsamples *f)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < f->nbody; i++)
+		if (f->body[i].count > m)
+			m = f->body[i].count;
+	for (size_t i = 0; i < f->ncs; i++) {
+		uint64_t c = node_max(f->cs[i].callee);
+
+		if (c > m)
+			m = c;
+	}
+	return m;
+}
+
+uint64_t fs_max_count(const struct fs_profile *p)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		uint64_t c = node_max(p->funcs[i]);
+
+		if (c > m)
+			m = c;
+	}
+	return m;
+}
+
+static uint64_t scale1(uint64_t v, uint64_t num, uint64_t den)
+{
+	long double x = (long double)v * num / den + 0.5L;
+
+	if (!v)
+		return 0;
+	if (x >= 18446744073709551615.0L)
+		return UINT64_MAX;
+	return x < 1 ? 1 : (uint64_t)x;
+}
+
+static void scale_node(struct fsamples *f, uint64_t num, uint64_t den)
+{
+	f->head = scale1(f->head, num, den);
+	f->total = scale1(f->total, num, den);
+	for (size_t i = 0; i < f->nbody; i++) {
+		f->body[i].count = scale1(f->body[i].count, num, den);
+		for (size_t j = 0; j < f->body[i].ntargets; j++)
+			f->body[i].targets[j].count =
+				scale1(f->body[i].targets[j].count, num, den);
+	}
+	for (size_t i = 0; i < f->ncs; i++)
+		scale_node(f->cs[i].callee, num, den);
+}
+
+void fs_scale(struct fs_profile *p, uint64_t num, uint64_t den)
+{
+	for (size_t i = 0; i < p->nfuncs; i++)
+		scale_node(p->funcs[i], num, den);
+}

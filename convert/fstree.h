@@ -70,6 +70,17 @@ void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
 void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
 	      uint64_t weight);
 
+/* Remove top-level functions whose TOTAL is 0 (after fs_finish): a profile
+ * of all-zero counts tells clang the function is cold, which is worse than
+ * no profile at all.  Returns how many were removed. */
+size_t fs_drop_zero_totals(struct fs_profile *p);
+
+/* The largest body count of p (any depth). */
+uint64_t fs_max_count(const struct fs_profile *p);
+/* Multiply every count (body, targets, head, totals) by num/den, rounding
+ * to nearest but keeping every non-zero count at least 1. */
+void fs_scale(struct fs_profile *p, uint64_t num, uint64_t den);
+
 /* Canonical order and totals: body records by (line, disc), call targets by
  * count descending then name, callsites by (line, disc, name) -- the order
  * of LLVM's SampleProfileWriterText -- and TOTAL = body counts plus the
