@@ -87,21 +87,26 @@ if [ -n "$profi" ]; then
     build profi -O2 -g -fprofile-sample-use="$W/speedtest1.prof" -fsample-profile-use-profi
 fi
 
-# IR check: does the profile reach the IR? (function_entry_count / branch_weights)
+# IR check: does the profile reach the IR? (function_entry_count, !prof on branches)
 ir=
 if [ -n "$ircheck" ]; then
-    step "IR check: sqlite3.c -fprofile-sample-use -S -emit-llvm"
-    ir=$(clang-16 -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OS_KV_OPTIONAL \
-            -I"$SQLITE_SRC" -O2 -g -fprofile-sample-use="$W/speedtest1.prof" \
-            -S -emit-llvm -o - "$SQLITE_SRC/sqlite3.c" 2>/dev/null | awk '
-        /^define / { defs++; if (match($0, /!prof ![0-9]+/)) { withprof++
-                     n = substr($0, RSTART + 6, RLENGTH - 6)
-                     if ($0 ~ /@sqlite3VdbeExec\(/) vdbe = n } }
-        /branch_weights/ { bw++ }
+    step "IR check: sqlite3.c -fprofile-sample-use -S -emit-llvm -o $W/sqlite3.pgo.ll"
+    clang-16 -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OS_KV_OPTIONAL \
+        -I"$SQLITE_SRC" -O2 -g -fprofile-sample-use="$W/speedtest1.prof" \
+        -S -emit-llvm -o "$W/sqlite3.pgo.ll" "$SQLITE_SRC/sqlite3.c" || die "IR check: clang failed"
+    ir=$(awk '
+        /^define / { defs++; f = $0; sub(/\(.*/, "", f); sub(/.*@/, "", f)
+                     if (match($0, /!prof ![0-9]+/)) prof[f] = substr($0, RSTART + 7, RLENGTH - 7) }
+        /^ +(br|switch) .*!prof/ { bw++; if (f == "sqlite3VdbeExec") vbw++ }
+        /^ +call .*!prof/ { cw++ }
         /^![0-9]+ = !\{!"function_entry_count"/ { split($1, a, "!"); split($0, c, "i64 ")
-                     sub(/[^0-9].*/, "", c[2]); cnt[a[2]] = c[2] }
-        END { printf "%d of %d defined functions carry !prof function_entry_count; %d branch_weights nodes\n", withprof, defs, bw
-              printf "sqlite3VdbeExec: %s\n", vdbe != "" ? "function_entry_count " cnt[vdbe] : "NO !prof" }')
+                     cnt[a[2]] = c[2] + 0 }
+        END { for (f in prof) if (cnt[prof[f]] >= 0) known++
+              printf "%d of %d defined functions have a known function_entry_count (others: -1, no profile)\n", known, defs
+              printf "%d br/switch and %d calls carry !prof\n", bw, cw
+              v = prof["sqlite3VdbeExec"]
+              printf "sqlite3VdbeExec: %s, %d br/switch with !prof\n", v != "" ? "function_entry_count " cnt[v] : "NO !prof", vbw }' \
+        "$W/sqlite3.pgo.ll")
 fi
 
 declare -A ab
@@ -128,6 +133,8 @@ done
     printf '%4s %7s %6s %6s  %s\n' rank total % head function
     grep -v '^[[:space:]]' "$prof" | sort -t: -k2,2nr | head -n 10 | awk -F: -v s="$sum" \
         '{ printf "%4d %7d %5.1f%% %6d  %s\n", NR, $2, 100 * $2 / s, $3, $1 }'
+    awk '/^[^ \t]/ && $0 ~ /:0:0$/ { z++ } /^ / && NF >= 3 { cs++; if ($2 == 0) cz++ }
+        END { printf "profile shape: %d functions with TOTAL 0; %d of %d call-site lines have count 0\n", z, cz, cs }' "$prof"
     echo
     echo "## clang warnings per build"
     for b in base fp "${variants[@]}"; do echo "$b: $(warnings "$b")"; done
