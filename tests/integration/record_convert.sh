@@ -136,3 +136,23 @@ rm -f exit.raw
 check "record passes on the command's exit status (rc=$rc)" sh -c "test $rc -eq 3 && test -s exit.raw"
 "$PGOPROF" record -q -o nocmd.raw -- ./no-such-command 2>nocmd.err; rc=$?
 check "record of a missing command fails (rc=$rc)" sh -c "test $rc -eq 127 && grep -q 'no-such-command' nocmd.err"
+
+# GCC: a gcc-12 build recorded, converted to .afdo, read by gcc -fauto-profile.
+gcc -O2 -g -fno-omit-frame-pointer -o hotgcc "$TOP/tests/workloads/hot.c" -L. -lhot -Wl,-rpath,"$WORK"
+if "$PGOPROF" record -q -o hotgcc.raw -- ./hotgcc 1 >/dev/null; then
+	check "convert a gcc binary to .afdo" "$PGOPROF" convert -q hotgcc.raw --binary hotgcc --format afdo -o hotgcc.afdo
+	rm -rf gccdump && mkdir gccdump
+	gcc -O2 -fauto-profile=hotgcc.afdo -fdump-ipa-afdo -dumpdir gccdump/ -c \
+		"$TOP/tests/workloads/hot.c" -o gccdump/hot.o 2>gcc-afdo.err
+	check "gcc-12 -fauto-profile reads it without warnings" sh -c "test -f gccdump/hot.o && ! test -s gcc-afdo.err"
+	# GCC gives a block the largest count of its statements: the hottest
+	# line of hot_loop (with mix inlined) must appear as a block count.
+	want=$("$PGOPROF" show hotgcc.afdo | awk '/^[^ ]/ { f = $0 } f ~ /^hot_loop:/ && /^ +[0-9.]+: [0-9]+$/ { if ($2 > m) m = $2 } END { print m + 0 }')
+	got=$(awk '/^[^ ].*hot_loop \(/ { f = 1 } f && /\[count: [0-9]+\]/ { gsub(/[^0-9]/, "", $NF); if ($NF + 0 > m) m = $NF + 0 } /^}/ { f = 0 } END { print m + 0 }' gccdump/*afdo 2>/dev/null)
+	check "gcc annotates hot_loop with the profile's count (want $want, got $got)" test "$want" -gt 0 -a "$want" = "$got"
+	check ".afdo for LLVM (--afdo-version llvm) reads in llvm-profdata" sh -c \
+		"'$PGOPROF' convert -q hotgcc.raw --binary hotgcc --format afdo --afdo-version llvm -o hotgcc.llvm.afdo &&
+		 '$PROFDATA' show --sample hotgcc.llvm.afdo | grep -q 'Function: hot_loop'"
+else
+	fail "record a gcc build"
+fi
