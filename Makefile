@@ -94,3 +94,5 @@ clean:
 	rm -rf $(B) $(PROGS) tests/out
 
 .PHONY: all install deps check demo clean unit-tests
+# Keep the sanitizer objects between runs (they are intermediate files).
+.SECONDARY:
