@@ -2,6 +2,7 @@
  * profile) -> a function-sample tree -> a compiler's profile format. */
 #include "../cli/cmds.h"
 #include "fstree.h"
+#include "estimate.h"
 #include "formats.h"
 #include "symbolize.h"
 #include "../lib/util.h"
@@ -47,6 +48,9 @@ struct conv {
 	uint64_t edges_dropped[DROP_MAX];
 	uint64_t *drop;			/* dropped or edges_dropped */
 	size_t zero_funcs;		/* call targets only: omitted */
+	enum estimator estimator;
+	struct est_table est;
+	uint8_t *consumed;		/* per IP record: counted by the walk */
 };
 
 static void usage(FILE *f)
@@ -69,6 +73,8 @@ static void usage(FILE *f)
 "      --gcc-version N     afdo: for GCC N (12 and later read version 2)\n"
 "      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
 "                          earlier) or llvm (llvm-profdata, clang)\n"
+"  -e, --estimator E       a line's count from its instructions' samples:\n"
+"                          mean (default; per instruction), sum, max\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: build-ID not in the profile); 2 usage.\n");
 }
@@ -86,6 +92,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "compress", no_argument, NULL, 'Z' },
 		{ "gcc-version", required_argument, NULL, 'G' },
 		{ "afdo-version", required_argument, NULL, 'A' },
+		{ "estimator", required_argument, NULL, 'e' },
 		{ 0 },
 	};
 	const char *format = "llvm-extbinary";
@@ -94,7 +101,8 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	int o;
 
 	c->wo.afdo_version = 2;
-	while ((o = getopt_long(argc, argv, "b:g:o:f:qh", longopts, NULL)) != -1) {
+	c->estimator = EST_MEAN;
+	while ((o = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'b': c->binary = optarg; break;
 		case 'g': c->debug = optarg; break;
@@ -112,6 +120,13 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			break;
 		case 'A':
 			c->wo.afdo_version = afdo_version_by_name(optarg);
+			break;
+		case 'e':
+			if (estimator_by_name(optarg) < 0) {
+				err("--estimator %s: give mean, sum or max", optarg);
+				return 2;
+			}
+			c->estimator = (enum estimator)estimator_by_name(optarg);
 			break;
 		case 'q': c->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -219,28 +234,130 @@ static int symbolize_offset(struct conv *c, uint64_t off, uint64_t adjust,
 	}
 }
 
-/* HEAD is estimated in IP mode: the samples at the function's entry
- * location (the line of its first instruction), docs/convert.md says why. */
+/* HEAD is estimated in IP mode: the count of the function's entry location
+ * (the line of its first instruction); docs/convert.md says why. */
+static void add_count(struct conv *c, const struct sym_result *r, uint64_t n)
+{
+	const struct sym_frame *in = &r->frames[r->nframes - 1];
+
+	fs_add_body(frame_profile(c, r), in->line_offset, in->disc, n);
+	if (r->frames[0].line_offset == r->entry_offset &&
+	    r->frames[0].disc == r->entry_disc)
+		fs_function(&c->prof, r->frames[0].name)->head += n;
+}
+
+/* An IP that the instruction walk did not reach: its samples as they are. */
 static void add_ip(struct conv *c, const struct raw_ip *ip)
 {
-	const struct sym_result *r = c->res;
-	const struct sym_frame *in;
-	struct fsamples *f;
-
-	c->samples += ip->count;
 	c->drop = c->dropped;
 	if (symbolize_offset(c, ip->offset, 0, ip->count))
 		return;
-	f = frame_profile(c, r);
-	in = &r->frames[r->nframes - 1];
-	fs_add_body(f, in->line_offset, in->disc, ip->count);
-	if (r->frames[0].line_offset == r->entry_offset &&
-	    r->frames[0].disc == r->entry_disc) {
-		struct fsamples *top = fs_function(&c->prof, r->frames[0].name);
-
-		top->head += ip->count;
-	}
+	add_count(c, c->res, ip->count);
 	c->attributed += ip->count;
+}
+
+/* FNV-1a over the inline chain and the location: one line in one inline
+ * context.  Never 0 (the empty key). */
+static uint64_t line_key(const struct sym_result *r)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (int i = 0; i < r->nframes; i++) {
+		for (const char *p = r->frames[i].name; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+		h = (h ^ r->frames[i].line_offset) * 1099511628211ULL;
+		h = (h ^ r->frames[i].disc) * 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+static long ip_index(const struct raw_object *o, uint64_t off)
+{
+	size_t lo = 0, hi = o->nips;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->ips[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->nips && o->ips[lo].offset == off ? (long)lo : -1;
+}
+
+static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
+{
+	struct conv *c = arg;
+	const struct raw_object *o = &c->raw.objs[c->obj];
+	const struct load_seg *segs;
+	uint64_t off, samples = 0;
+	long i;
+	int n;
+
+	(void)len;
+	segs = sym_segments(c->sym, &n);
+	if (!vaddr_to_offset(segs, n, vaddr, &off) && (i = ip_index(o, off)) >= 0) {
+		if (c->consumed[i])
+			return;	/* ranges overlap: counted once */
+		c->consumed[i] = 1;
+		samples = o->ips[i].count;
+	}
+	if (sym_lookup(c->sym, vaddr, c->res) != SYM_OK) {
+		c->dropped[DROP_NO_LINE] += samples;
+		return;
+	}
+	est_add(&c->est, line_key(c->res), samples, vaddr);
+}
+
+/* Every instruction of every sampled function, so that a line's count can
+ * use how many instructions it has (the estimator); then the IPs the walk
+ * did not reach. */
+static void add_ips(struct conv *c)
+{
+	const struct raw_object *o = &c->raw.objs[c->obj];
+	const struct load_seg *segs;
+	long *walked = NULL;
+	size_t nwalked = 0, cap = 0;
+	long double scale;
+	uint64_t vaddr;
+	int n;
+
+	segs = sym_segments(c->sym, &n);
+	c->consumed = xcalloc(o->nips, 1);
+	est_init(&c->est);
+	for (size_t i = 0; i < o->nips; i++) {
+		long fn;
+		size_t k;
+
+		c->samples += o->ips[i].count;
+		if (c->consumed[i] || offset_to_vaddr(segs, n, o->ips[i].offset, &vaddr) ||
+		    (fn = sym_function_at(c->sym, vaddr)) < 0)
+			continue;
+		for (k = 0; k < nwalked && walked[k] != fn; k++)
+			;
+		if (k < nwalked)
+			continue;	/* walked, IP not on an instruction */
+		grow(&walked, &cap, nwalked + 1, sizeof(*walked));
+		walked[nwalked++] = fn;
+		sym_function_insns(c->sym, fn, walk_insn, c);
+	}
+	scale = est_scale(&c->est, c->estimator);
+	for (size_t i = 0; i < c->est.size; i++) {
+		const struct est_line *l = &c->est.slot[i];
+
+		if (!l->key || !l->sum || sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+			continue;
+		add_count(c, c->res, est_value(l, c->estimator, scale));
+		c->attributed += l->sum;
+	}
+	for (size_t i = 0; i < o->nips; i++)
+		if (!c->consumed[i])
+			add_ip(c, &o->ips[i]);
+	free(walked);
+	free(c->consumed);
+	est_free(&c->est);
 }
 
 static struct symbolizer *callee_symbolizer(struct conv *c, uint32_t obj)
@@ -366,8 +483,7 @@ int cmd_convert(int argc, char **argv)
 	{
 		const struct raw_object *o = &c.raw.objs[c.obj];
 
-		for (size_t i = 0; i < o->nips; i++)
-			add_ip(&c, &o->ips[i]);
+		add_ips(&c);
 		for (size_t i = 0; i < o->nedges; i++)
 			add_edge(&c, &o->edges[i]);
 	}

@@ -49,7 +49,8 @@ struct symbolizer {
 	size_t nfuncs, cap_funcs;
 	struct range *ranges;
 	size_t nranges, cap_ranges;
-	csh cs;
+	csh cs;			/* with instruction details (groups) */
+	csh cs_fast;		/* without: for whole-function walks */
 	int cs_ok;
 	int x86;
 };
@@ -164,8 +165,15 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 			s->cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) == CS_ERR_OK;
 		else if (eh.e_machine == EM_AARCH64)
 			s->cs_ok = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &s->cs) == CS_ERR_OK;
-		if (s->cs_ok)
+		if (s->cs_ok) {
 			cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+			if (cs_open(eh.e_machine == EM_X86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64,
+				    eh.e_machine == EM_X86_64 ? CS_MODE_64 : CS_MODE_ARM,
+				    &s->cs_fast) != CS_ERR_OK) {
+				cs_close(&s->cs);
+				s->cs_ok = 0;
+			}
+		}
 	}
 	return 0;
 }
@@ -252,8 +260,10 @@ void sym_close(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	if (s->cs_ok)
+	if (s->cs_ok) {
 		cs_close(&s->cs);
+		cs_close(&s->cs_fast);
+	}
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->debug_dwfl)
@@ -466,4 +476,51 @@ int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
 		}
 	}
 	return found;
+}
+
+long sym_function_at(struct symbolizer *s, uint64_t vaddr)
+{
+	const struct range *rg = find_range(s, vaddr);
+
+	return rg ? (long)rg->func : -1;
+}
+
+static void walk_range(struct symbolizer *s, uint64_t lo, uint64_t hi,
+		       void (*cb)(uint64_t, uint32_t, void *), void *arg,
+		       size_t *n)
+{
+	size_t size;
+	const uint8_t *img = (const uint8_t *)elf_rawfile(s->elf, &size);
+	cs_insn *insn = cs_malloc(s->cs_fast);
+	uint64_t off, addr = lo;
+
+	while (addr < hi && !vaddr_to_offset(s->segs, s->nsegs, addr, &off) &&
+	       off < size) {
+		const uint8_t *code = img + off;
+		size_t left = (size_t)(hi - addr) < size - off ? (size_t)(hi - addr)
+							      : size - off;
+		uint64_t a = addr;
+
+		while (cs_disasm_iter(s->cs_fast, &code, &left, &a, insn)) {
+			cb(insn->address, insn->size, arg);
+			(*n)++;
+		}
+		addr = a + 1;	/* skip a byte that does not decode */
+	}
+	cs_free(insn, 1);
+}
+
+size_t sym_function_insns(struct symbolizer *s, long fn,
+			  void (*cb)(uint64_t vaddr, uint32_t len, void *arg),
+			  void *arg)
+{
+	size_t n = 0;
+
+	if (!s->cs_ok || fn < 0 || !elf_rawfile(s->elf, NULL))
+		return 0;
+	for (size_t i = 0; i < s->nranges; i++)
+		if (s->ranges[i].func == (uint32_t)fn)
+			walk_range(s, s->ranges[i].low, s->ranges[i].high, cb,
+				   arg, &n);
+	return n;
 }

@@ -59,6 +59,16 @@ const char *sym_function_name(struct symbolizer *s, uint64_t vaddr);
  * plausible return address), 0 if not, decoded with capstone. */
 int sym_follows_call(struct symbolizer *s, uint64_t vaddr);
 
+/* Index of the (non-inlined) function containing vaddr, or -1. */
+long sym_function_at(struct symbolizer *s, uint64_t vaddr);
+/* Decode the instructions of function fn (from sym_function_at) with
+ * capstone, in address order over all its ranges, calling
+ * cb(vaddr, length in bytes, arg) for each.  A byte that does not decode is
+ * skipped.  Returns the number of instructions. */
+size_t sym_function_insns(struct symbolizer *s, long fn,
+			  void (*cb)(uint64_t vaddr, uint32_t len, void *arg),
+			  void *arg);
+
 /* LLVM's base discriminator from a clang-encoded one: the inverse of
  * DILocation::encodeDiscriminator's first component
  * (llvm/include/llvm/IR/DebugInfoMetadata.h,

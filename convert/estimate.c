@@ -1,0 +1,106 @@
+#include "estimate.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int estimator_by_name(const char *name)
+{
+	static const char *const names[] = { "sum", "mean", "max" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+void est_init(struct est_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void est_free(struct est_table *t)
+{
+	free(t->slot);
+	est_init(t);
+}
+
+static struct est_line *find_slot(struct est_line *slot, size_t size,
+				  uint64_t key)
+{
+	size_t h = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (size - 1);
+
+	while (slot[h].key && slot[h].key != key)
+		h = (h + 1) & (size - 1);
+	return &slot[h];
+}
+
+static void rehash(struct est_table *t)
+{
+	size_t size = t->size ? 2 * t->size : 4096;
+	struct est_line *slot = xcalloc(size, sizeof(*slot));
+
+	for (size_t i = 0; i < t->size; i++)
+		if (t->slot[i].key)
+			*find_slot(slot, size, t->slot[i].key) = t->slot[i];
+	free(t->slot);
+	t->slot = slot;
+	t->size = size;
+}
+
+void est_add(struct est_table *t, uint64_t key, uint64_t samples,
+	     uint64_t vaddr)
+{
+	struct est_line *l;
+
+	if (2 * (t->used + 1) > t->size)
+		rehash(t);
+	l = find_slot(t->slot, t->size, key);
+	if (!l->key) {
+		l->key = key;
+		t->used++;
+	}
+	l->sum += samples;
+	if (samples > l->max)
+		l->max = samples;
+	l->ninsns++;
+	if (samples && !l->vaddr)
+		l->vaddr = vaddr;
+}
+
+static long double raw_estimate(const struct est_line *l, enum estimator e)
+{
+	switch (e) {
+	case EST_MEAN:
+		return (long double)l->sum / (l->ninsns ? l->ninsns : 1);
+	case EST_MAX:
+		return (long double)l->max;
+	default:
+		return (long double)l->sum;
+	}
+}
+
+long double est_scale(const struct est_table *t, enum estimator e)
+{
+	long double sum = 0, est = 0;
+
+	for (size_t i = 0; i < t->size; i++) {
+		if (!t->slot[i].key)
+			continue;
+		sum += (long double)t->slot[i].sum;
+		est += raw_estimate(&t->slot[i], e);
+	}
+	return est > 0 ? sum / est : 1;
+}
+
+uint64_t est_value(const struct est_line *l, enum estimator e,
+		   long double scale)
+{
+	long double v = raw_estimate(l, e) * scale + 0.5L;
+
+	if (!l->sum)
+		return 0;
+	if (v >= 18446744073709551615.0L)
+		return UINT64_MAX;
+	return v < 1 ? 1 : (uint64_t)v;
+}

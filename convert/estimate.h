@@ -1,0 +1,43 @@
+/* IP mode: a line's body count from the samples of its instructions.
+ * cpu-clock samples land where the timer interrupt lands, so a line's sum
+ * favours lines with many (or slow) instructions; the per-instruction mean
+ * estimates how often the line ran, the maximum follows its hottest
+ * instruction.  Totals are rescaled to the sum, so every estimator gives
+ * counts of the same magnitude (DESIGN.md, counting rules). */
+#ifndef PGOPROF_ESTIMATE_H
+#define PGOPROF_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum estimator { EST_SUM, EST_MEAN, EST_MAX };
+
+/* One source line in one inline context: its instructions' samples. */
+struct est_line {
+	uint64_t key;		/* hash of the inline chain and location */
+	uint64_t sum, max;	/* samples: total, largest at one instruction */
+	uint32_t ninsns;	/* instructions, sampled or not */
+	uint64_t vaddr;		/* a sampled instruction of the line, or 0 */
+};
+
+struct est_table {
+	struct est_line *slot;	/* open addressing; key 0 is empty */
+	size_t size, used;
+};
+
+/* "sum", "mean", "max" -> estimator; -1 if unknown. */
+int estimator_by_name(const char *name);
+
+void est_init(struct est_table *t);
+void est_free(struct est_table *t);
+/* Count one instruction of the line key (non-zero) with samples. */
+void est_add(struct est_table *t, uint64_t key, uint64_t samples,
+	     uint64_t vaddr);
+/* The factor that makes the estimator's total equal the sum of samples. */
+long double est_scale(const struct est_table *t, enum estimator e);
+/* The body count of a line: its estimate times scale, rounded; a line with
+ * samples never rounds to 0. */
+uint64_t est_value(const struct est_line *l, enum estimator e,
+		   long double scale);
+
+#endif
