@@ -24,7 +24,7 @@ REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c
-CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c
+CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 

@@ -8,5 +8,6 @@ int cmd_record(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

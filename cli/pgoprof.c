@@ -14,7 +14,8 @@ static const struct {
 	{ "record", cmd_record, "sample a command, a process or the system (runs pgoprof-record)" },
 	{ "convert", cmd_convert, "write a compiler's sample profile for one binary" },
 	{ "show", cmd_show, "print a raw profile as text" },
-	{ "merge", cmd_merge, "add raw profiles together, exactly" },
+	{ "merge", cmd_merge, "add profiles together (raw: exactly), or convert formats" },
+	{ "check", cmd_check, "tell how well a profile fits a binary" },
 };
 
 static void usage(FILE *f)

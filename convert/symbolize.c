@@ -49,6 +49,8 @@ struct symbolizer {
 	size_t nfuncs, cap_funcs;
 	struct range *ranges;
 	size_t nranges, cap_ranges;
+	size_t *by_name;	/* function index + 1, hashed by name */
+	size_t by_name_size;
 	csh cs;			/* with instruction details (groups) */
 	csh cs_fast;		/* without: for whole-function walks */
 	int cs_ok;
@@ -269,6 +271,7 @@ void sym_close(struct symbolizer *s)
 	if (s->debug_dwfl)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
+	free(s->by_name);
 	free(s->funcs);
 	free(s->ranges);
 	free(s->path);
@@ -523,4 +526,44 @@ size_t sym_function_insns(struct symbolizer *s, long fn,
 			walk_range(s, s->ranges[i].low, s->ranges[i].high, cb,
 				   arg, &n);
 	return n;
+}
+
+static size_t str_hash(const char *p)
+{
+	size_t h = 14695981039346656037u;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 1099511628211u;
+	return h;
+}
+
+static const char *func_name(struct symbolizer *s, size_t i)
+{
+	Dwarf_Die die;
+
+	return dwarf_offdie(s->dw, s->funcs[i].die, &die) ? die_name(&die) : "";
+}
+
+long sym_function_by_name(struct symbolizer *s, const char *name)
+{
+	size_t mask, h;
+
+	if (!s->by_name) {
+		s->by_name_size = 1024;
+		while (s->by_name_size < 2 * s->nfuncs)
+			s->by_name_size *= 2;
+		s->by_name = xcalloc(s->by_name_size, sizeof(*s->by_name));
+		mask = s->by_name_size - 1;
+		for (size_t i = 0; i < s->nfuncs; i++) {
+			for (h = str_hash(func_name(s, i)) & mask; s->by_name[h];
+			     h = (h + 1) & mask)
+				;
+			s->by_name[h] = i + 1;
+		}
+	}
+	mask = s->by_name_size - 1;
+	for (h = str_hash(name) & mask; s->by_name[h]; h = (h + 1) & mask)
+		if (!strcmp(func_name(s, s->by_name[h] - 1), name))
+			return (long)(s->by_name[h] - 1);
+	return -1;
 }

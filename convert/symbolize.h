@@ -69,6 +69,9 @@ size_t sym_function_insns(struct symbolizer *s, long fn,
 			  void (*cb)(uint64_t vaddr, uint32_t len, void *arg),
 			  void *arg);
 
+/* Index of the function whose linkage name is name, or -1. */
+long sym_function_by_name(struct symbolizer *s, const char *name);
+
 /* LLVM's base discriminator from a clang-encoded one: the inverse of
  * DILocation::encodeDiscriminator's first component
  * (llvm/include/llvm/IR/DebugInfoMetadata.h,

@@ -156,3 +156,20 @@ if "$PGOPROF" record -q -o hotgcc.raw -- ./hotgcc 1 >/dev/null; then
 else
 	fail "record a gcc build"
 fi
+
+# pgoprof check: a profile against the binary it came from, and against
+# the program after edits that move hot_loop's lines or rename it.
+check "check: the profile fits its own binary" sh -c "'$PGOPROF' check --binary hot --min-fit 99 hot.extbin | grep -q '^fit: 100.0%'"
+sed '/^__attribute__((noinline)) unsigned long hot_loop/,/^}/ s|^\(\t\th = mix\)|\n\n\n\1|' \
+	"$TOP/tests/workloads/hot.c" >moved.c
+$CLANG $PROF_CFLAGS -o moved moved.c -L. -lhot -Wl,-rpath,"$WORK"
+"$PGOPROF" check --binary moved --min-fit 90 hot.extbin >check-moved.txt; rc=$?
+check "check: moved lines lower the fit and fail the threshold (rc=$rc)" sh -c \
+	"test $rc -eq 1 && grep -q 'changed: hot_loop' check-moved.txt"
+sed 's/hot_loop/hot_loop_renamed/g' "$TOP/tests/workloads/hot.c" >renamed.c
+$CLANG $PROF_CFLAGS -o renamed renamed.c -L. -lhot -Wl,-rpath,"$WORK"
+"$PGOPROF" check --binary renamed hot.extbin >check-renamed.txt; rc=$?
+check "check: a renamed function is missing (rc=$rc)" sh -c \
+	"test $rc -eq 1 && grep -q '1 missing from the binary' check-renamed.txt"
+check "check: a raw profile of another build is refused" sh -c \
+	"! '$PGOPROF' check --binary moved hot.raw >/dev/null"

@@ -1,0 +1,195 @@
+/* pgoprof check: how well a compiler profile fits a binary, for profiles
+ * carried across commits.  A profile is matched by linkage name and line
+ * offset, as the compilers match it; samples on lines that no longer have
+ * code are lost to the compiler, so their share is the measure. */
+#include "cmds.h"
+#include "../convert/formats.h"
+#include "../convert/symbolize.h"
+#include "../lib/util.h"
+#include "../raw/rawprof.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fit {
+	const char *name;
+	uint64_t total, matched;
+};
+
+struct lines {
+	struct symbolizer *sym;
+	struct sym_result *res;
+	uint8_t seen[65536];	/* line offsets of the function's own code */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pgoprof check --binary ELF [--debug-binary ELF] [--min-fit PERCENT] PROFILE\n\n"
+		   "Tell how well PROFILE (LLVM text or extbinary, GCC .afdo, or a raw\n"
+		   "profile) fits ELF: the share of its samples in functions that still\n"
+		   "exist, on lines that still have code, and the functions whose line\n"
+		   "structure changed.  Exit status 1 when the fit is below PERCENT\n"
+		   "(default 80), 2 on bad usage.\n");
+}
+
+static void mark_line(uint64_t vaddr, uint32_t len, void *arg)
+{
+	struct lines *l = arg;
+
+	(void)len;
+	if (sym_lookup(l->sym, vaddr, l->res) == SYM_OK)
+		l->seen[l->res->frames[0].line_offset & 0xffff] = 1;
+}
+
+/* Samples of f (top level: body and inlined callsites) on lines with code. */
+static uint64_t matched_samples(const struct fsamples *f, const struct lines *l)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < f->nbody; i++)
+		if (l->seen[f->body[i].line & 0xffff])
+			m += f->body[i].count;
+	for (size_t i = 0; i < f->ncs; i++)
+		if (l->seen[f->cs[i].line & 0xffff])
+			m += f->cs[i].callee->total;
+	return m;
+}
+
+static int cmp_fit(const void *a, const void *b)
+{
+	const struct fit *x = a, *y = b;
+	uint64_t lx = x->total - x->matched, ly = y->total - y->matched;
+
+	return (lx < ly) - (lx > ly);
+}
+
+static int check_raw(const char *path, const char *binary)
+{
+	struct raw_profile p;
+	struct symbolizer *s;
+	const uint8_t *id;
+	size_t len;
+	int found;
+
+	if (raw_read_file(&p, path))
+		return 1;
+	s = sym_open(binary, NULL, 0);
+	if (!s) {
+		raw_free(&p);
+		return 1;
+	}
+	id = sym_build_id(s, &len);
+	found = id && raw_find_object(&p, id, (uint32_t)len) >= 0;
+	printf("%s: %s the samples of %s (by build-ID)%s\n", path,
+	       found ? "holds" : "does not hold", binary,
+	       found ? ": it fits exactly" :
+	       ": convert it with the binary it was recorded from, then check that profile");
+	sym_close(s);
+	raw_free(&p);
+	return found ? 0 : 1;
+}
+
+static void report(struct fit *fits, size_t n, uint64_t total, uint64_t in_funcs,
+		   uint64_t matched, size_t missing, double min_fit)
+{
+	size_t changed = 0;
+
+	printf("functions: %zu in the profile, %zu missing from the binary (%.1f%% of samples in functions that exist)\n",
+	       n, missing, total ? 100.0 * (double)in_funcs / (double)total : 0.0);
+	sort(fits, n, sizeof(*fits), cmp_fit);
+	for (size_t i = 0; i < n; i++) {
+		double f = fits[i].total ? (double)fits[i].matched / (double)fits[i].total : 1;
+
+		if (f >= 0.9 || !fits[i].total)
+			continue;
+		if (changed++ < 10)
+			printf("  changed: %s: %.0f%% of its %llu samples on lines that still have code\n",
+			       fits[i].name, 100 * f, (unsigned long long)fits[i].total);
+	}
+	printf("line structure: %zu functions changed (under 90%% of their samples on lines with code)\n",
+	       changed);
+	printf("fit: %.1f%% of the samples land on functions and lines that still exist (minimum %.1f%%)\n",
+	       total ? 100.0 * (double)matched / (double)total : 100.0, min_fit);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'b' },
+		{ "debug-binary", required_argument, NULL, 'g' },
+		{ "min-fit", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *binary = NULL, *debug = NULL;
+	double min_fit = 80;
+	struct fs_profile p;
+	enum prof_format fmt;
+	struct symbolizer *s;
+	struct lines *l;
+	struct fit *fits;
+	uint64_t total = 0, in_funcs = 0, matched = 0;
+	size_t missing = 0;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "b:g:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': binary = optarg; break;
+		case 'g': debug = optarg; break;
+		case 'm':
+			min_fit = strtod(optarg, &end);
+			if (*end || min_fit < 0 || min_fit > 100)
+				die(2, "--min-fit %s: give a percentage from 0 to 100", optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!binary || optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (raw_file_is_raw(argv[optind]))
+		return check_raw(argv[optind], binary);
+	fs_init(&p);
+	if (profile_read(argv[optind], &p, &fmt))
+		return 1;
+	s = sym_open(binary, debug, 1);
+	if (!s) {
+		fs_free(&p);
+		return 1;
+	}
+	l = xmalloc(sizeof(*l));
+	l->sym = s;
+	l->res = xmalloc(sizeof(*l->res));
+	fits = xcalloc(p.nfuncs, sizeof(*fits));
+	for (size_t i = 0; i < p.nfuncs; i++) {
+		const struct fsamples *f = p.funcs[i];
+		long fn = sym_function_by_name(s, f->name);
+
+		fits[i] = (struct fit){ f->name, f->total, 0 };
+		total += f->total;
+		if (fn < 0) {
+			missing++;
+			continue;
+		}
+		in_funcs += f->total;
+		memset(l->seen, 0, sizeof(l->seen));
+		sym_function_insns(s, fn, mark_line, l);
+		fits[i].matched = matched_samples(f, l);
+		if (fits[i].matched > f->total)	/* stated totals may differ */
+			fits[i].matched = f->total;
+		matched += fits[i].matched;
+	}
+	printf("%s (%s) against %s\n", argv[optind], format_name(fmt), binary);
+	report(fits, p.nfuncs, total, in_funcs, matched, missing, min_fit);
+	c = total && 100.0 * (double)matched / (double)total < min_fit;
+	free(fits);
+	free(l->res);
+	free(l);
+	sym_close(s);
+	fs_free(&p);
+	return c;
+}
