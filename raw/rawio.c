@@ -45,6 +45,46 @@ static void write_object(struct wbuf *b, const struct raw_object *o)
 	section_end(b, s);
 }
 
+/* Branch-record tables go in sections of their own after the objects, so
+ * that readers of the first layout skip them (docs/raw-format.md). */
+static uint32_t write_lbr(struct wbuf *b, const struct raw_profile *p)
+{
+	uint32_t nsec = 0;
+
+	for (size_t i = 0; i < p->nobjs; i++) {
+		const struct raw_object *o = &p->objs[i];
+		size_t s;
+
+		if (o->nranges) {
+			s = section_begin(b, RAW_SEC_RANGES);
+			wb_u32(b, (uint32_t)i);
+			wb_u64(b, o->nranges);
+			for (size_t j = 0; j < o->nranges; j++) {
+				wb_u64(b, o->ranges[j].begin);
+				wb_u64(b, o->ranges[j].end);
+				wb_u64(b, o->ranges[j].count);
+			}
+			section_end(b, s);
+			nsec++;
+		}
+		if (o->nbranches) {
+			s = section_begin(b, RAW_SEC_BRANCHES);
+			wb_u32(b, (uint32_t)i);
+			wb_u64(b, o->nbranches);
+			for (size_t j = 0; j < o->nbranches; j++) {
+				wb_u64(b, o->branches[j].from);
+				wb_u32(b, o->branches[j].to_obj);
+				wb_u32(b, 0);
+				wb_u64(b, o->branches[j].to);
+				wb_u64(b, o->branches[j].count);
+			}
+			section_end(b, s);
+			nsec++;
+		}
+	}
+	return nsec;
+}
+
 int raw_write(struct raw_profile *p, FILE *f)
 {
 	struct wbuf b = { 0 };
@@ -54,7 +94,7 @@ int raw_write(struct raw_profile *p, FILE *f)
 	raw_normalize(p);
 	wb_bytes(&b, RAW_MAGIC, 8);
 	wb_u32(&b, RAW_VERSION);
-	wb_u32(&b, (uint32_t)(2 + p->nobjs));
+	wb_u32(&b, 0);	/* section count: patched below */
 	s = section_begin(&b, RAW_SEC_META);
 	wb_u32(&b, (uint32_t)p->nmeta);
 	for (size_t i = 0; i < p->nmeta; i++) {
@@ -71,6 +111,12 @@ int raw_write(struct raw_profile *p, FILE *f)
 	section_end(&b, s);
 	for (size_t i = 0; i < p->nobjs; i++)
 		write_object(&b, &p->objs[i]);
+	{
+		uint32_t nsec = (uint32_t)(2 + p->nobjs) + write_lbr(&b, p);
+
+		for (int i = 0; i < 4; i++)
+			b.data[12 + i] = (uint8_t)(nsec >> (8 * i));
+	}
 	if (fwrite(b.data, 1, b.len, f) != b.len)
 		rc = -1;
 	free(b.data);
@@ -187,6 +233,50 @@ static void parse_object(struct rbuf *r, struct raw_profile *p)
 	}
 }
 
+/* The object a RANGES or BRANCHES section belongs to: one read before it. */
+static struct raw_object *lbr_object(struct rbuf *r, struct raw_profile *p)
+{
+	uint32_t i = rb_u32(r);
+
+	if (!r->failed && i >= p->nobjs) {
+		r->pos -= 4;
+		rb_fail(r, "object %u does not exist (%zu objects precede this section)",
+			i, p->nobjs);
+		return NULL;
+	}
+	return r->failed ? NULL : &p->objs[i];
+}
+
+static void parse_ranges(struct rbuf *r, struct raw_profile *p)
+{
+	struct raw_object *o = lbr_object(r, p);
+	uint64_t n = o ? rb_count(r, 24) : 0;
+
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t b = rb_u64(r), e = rb_u64(r);
+
+		raw_add_range(o, b, e, rb_u64(r));
+	}
+}
+
+static void parse_branches(struct rbuf *r, struct raw_profile *p)
+{
+	struct raw_object *o = lbr_object(r, p);
+	uint64_t n = o ? rb_count(r, 32) : 0;
+
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t from = rb_u64(r);
+		uint32_t obj = rb_u32(r), pad = rb_u32(r);
+		uint64_t to = rb_u64(r);
+
+		if (pad && !r->failed) {
+			r->pos -= 12;
+			rb_fail(r, "reserved field is %u, not 0", pad);
+		}
+		raw_add_branch(o, from, obj, to, rb_u64(r));
+	}
+}
+
 static int check_edges(struct rbuf *r, const struct raw_profile *p)
 {
 	for (size_t i = 0; i < p->nobjs; i++)
@@ -195,6 +285,13 @@ static int check_edges(struct rbuf *r, const struct raw_profile *p)
 				return err("%s: object %zu edge %zu: callee object %u does not exist (%zu objects)",
 					   r->name, i, j,
 					   p->objs[i].edges[j].callee_obj,
+					   p->nobjs);
+	for (size_t i = 0; i < p->nobjs; i++)
+		for (size_t j = 0; j < p->objs[i].nbranches; j++)
+			if (p->objs[i].branches[j].to_obj >= p->nobjs)
+				return err("%s: object %zu branch %zu: target object %u does not exist (%zu objects)",
+					   r->name, i, j,
+					   p->objs[i].branches[j].to_obj,
 					   p->nobjs);
 	return 0;
 }
@@ -245,10 +342,14 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 			parse_counters(&s, p);
 		else if (type == RAW_SEC_OBJECT)
 			parse_object(&s, p);
+		else if (type == RAW_SEC_RANGES)
+			parse_ranges(&s, p);
+		else if (type == RAW_SEC_BRANCHES)
+			parse_branches(&s, p);
 		/* Unknown sections are skipped: newer writers may add some. */
 		if (s.failed)
 			r.failed = 1;
-		else if (type >= RAW_SEC_META && type <= RAW_SEC_OBJECT &&
+		else if (type >= RAW_SEC_META && type <= RAW_SEC_BRANCHES &&
 			 s.pos != s.len)
 			rb_fail(&s, "%llu bytes left over at the end of section %u",
 				(unsigned long long)(s.len - s.pos), i), r.failed = 1;

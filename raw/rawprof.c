@@ -16,6 +16,8 @@ static void object_free(struct raw_object *o)
 	free(o->path);
 	free(o->ips);
 	free(o->edges);
+	free(o->ranges);
+	free(o->branches);
 }
 
 void raw_free(struct raw_profile *p)
@@ -133,6 +135,41 @@ void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj
 						   callee_offset, count };
 }
 
+void raw_add_range(struct raw_object *o, uint64_t begin, uint64_t end,
+		   uint64_t count)
+{
+	grow(&o->ranges, &o->cap_ranges, o->nranges + 1, sizeof(*o->ranges));
+	o->ranges[o->nranges++] = (struct raw_range){ begin, end, count };
+}
+
+void raw_add_branch(struct raw_object *o, uint64_t from, uint32_t to_obj,
+		    uint64_t to, uint64_t count)
+{
+	grow(&o->branches, &o->cap_branches, o->nbranches + 1,
+	     sizeof(*o->branches));
+	o->branches[o->nbranches++] = (struct raw_branch){ from, to_obj, to, count };
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct raw_range *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin > y->begin ? 1 : -1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static int cmp_branch(const void *a, const void *b)
+{
+	const struct raw_branch *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from > y->from ? 1 : -1;
+	if (x->to_obj != y->to_obj)
+		return x->to_obj > y->to_obj ? 1 : -1;
+	return (x->to > y->to) - (x->to < y->to);
+}
+
 static int cmp_ip(const void *a, const void *b)
 {
 	const struct raw_ip *x = a, *y = b;
@@ -187,6 +224,26 @@ static void normalize_object(struct raw_object *o)
 			o->edges[n++] = o->edges[i];
 	}
 	o->nedges = n;
+	n = 0;
+	sort(o->ranges, o->nranges, sizeof(*o->ranges), cmp_range);
+	for (size_t i = 0; i < o->nranges; i++) {
+		if (n && !cmp_range(&o->ranges[n - 1], &o->ranges[i]))
+			o->ranges[n - 1].count = sat_add(o->ranges[n - 1].count,
+							 o->ranges[i].count);
+		else
+			o->ranges[n++] = o->ranges[i];
+	}
+	o->nranges = n;
+	n = 0;
+	sort(o->branches, o->nbranches, sizeof(*o->branches), cmp_branch);
+	for (size_t i = 0; i < o->nbranches; i++) {
+		if (n && !cmp_branch(&o->branches[n - 1], &o->branches[i]))
+			o->branches[n - 1].count = sat_add(o->branches[n - 1].count,
+							   o->branches[i].count);
+		else
+			o->branches[n++] = o->branches[i];
+	}
+	o->nbranches = n;
 }
 
 static int cmp_obj(const void *a, const void *b)
@@ -201,6 +258,21 @@ static int cmp_obj(const void *a, const void *b)
 	return (x->build_id_len > y->build_id_len) - (x->build_id_len < y->build_id_len);
 }
 
+/* Object references (edge callees, branch targets) below n get newidx[]. */
+static void renumber(struct raw_profile *p, const uint32_t *newidx, size_t n)
+{
+	for (size_t i = 0; i < p->nobjs; i++) {
+		struct raw_object *o = &p->objs[i];
+
+		for (size_t j = 0; j < o->nedges; j++)
+			if (o->edges[j].callee_obj < n)
+				o->edges[j].callee_obj = newidx[o->edges[j].callee_obj];
+		for (size_t j = 0; j < o->nbranches; j++)
+			if (o->branches[j].to_obj < n)
+				o->branches[j].to_obj = newidx[o->branches[j].to_obj];
+	}
+}
+
 /* Objects in build-ID order, so that merge(A, B) and merge(B, A) are the
  * same bytes; edges follow their callee objects to the new indexes. */
 static void sort_objects(struct raw_profile *p)
@@ -213,11 +285,7 @@ static void sort_objects(struct raw_profile *p)
 	for (size_t i = 0; i < p->nobjs; i++)
 		newidx[i] = (uint32_t)raw_find_object(p, old[i].build_id,
 						      old[i].build_id_len);
-	for (size_t i = 0; i < p->nobjs; i++)
-		for (size_t j = 0; j < p->objs[i].nedges; j++)
-			if (p->objs[i].edges[j].callee_obj < p->nobjs)
-				p->objs[i].edges[j].callee_obj =
-					newidx[p->objs[i].edges[j].callee_obj];
+	renumber(p, newidx, p->nobjs);
 	free(old);
 	free(newidx);
 }
@@ -229,10 +297,15 @@ void raw_drop_empty_objects(struct raw_profile *p)
 	size_t n = 0, old_n = p->nobjs;
 
 	for (size_t i = 0; i < p->nobjs; i++) {
-		used[i] |= p->objs[i].nips || p->objs[i].nedges;
-		for (size_t j = 0; j < p->objs[i].nedges; j++)
-			if (p->objs[i].edges[j].callee_obj < p->nobjs)
-				used[p->objs[i].edges[j].callee_obj] = 1;
+		const struct raw_object *o = &p->objs[i];
+
+		used[i] |= o->nips || o->nedges || o->nranges || o->nbranches;
+		for (size_t j = 0; j < o->nedges; j++)
+			if (o->edges[j].callee_obj < p->nobjs)
+				used[o->edges[j].callee_obj] = 1;
+		for (size_t j = 0; j < o->nbranches; j++)
+			if (o->branches[j].to_obj < p->nobjs)
+				used[o->branches[j].to_obj] = 1;
 	}
 	for (size_t i = 0; i < p->nobjs; i++) {
 		if (!used[i]) {
@@ -243,11 +316,7 @@ void raw_drop_empty_objects(struct raw_profile *p)
 		p->objs[n++] = p->objs[i];
 	}
 	p->nobjs = n;
-	for (size_t i = 0; i < p->nobjs; i++)
-		for (size_t j = 0; j < p->objs[i].nedges; j++)
-			if (p->objs[i].edges[j].callee_obj < old_n)
-				p->objs[i].edges[j].callee_obj =
-					newidx[p->objs[i].edges[j].callee_obj];
+	renumber(p, newidx, old_n);
 	free(used);
 	free(newidx);
 }
@@ -320,6 +389,13 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 				     map[s->edges[j].callee_obj],
 				     s->edges[j].callee_offset,
 				     sat_mul(s->edges[j].count, weight));
+		for (size_t j = 0; j < s->nranges; j++)
+			raw_add_range(d, s->ranges[j].begin, s->ranges[j].end,
+				      sat_mul(s->ranges[j].count, weight));
+		for (size_t j = 0; j < s->nbranches; j++)
+			raw_add_branch(d, s->branches[j].from,
+				       map[s->branches[j].to_obj], s->branches[j].to,
+				       sat_mul(s->branches[j].count, weight));
 	}
 	free(map);
 	raw_normalize(dst);
@@ -342,9 +418,9 @@ void raw_print(const struct raw_profile *p, FILE *f)
 		for (size_t j = 0; j < o->nips; j++)
 			total += o->ips[j].count;
 		hex_string(hex, o->build_id, o->build_id_len);
-		fprintf(f, "object %zu build-id %s path %s samples %llu ips %zu edges %zu\n",
+		fprintf(f, "object %zu build-id %s path %s samples %llu ips %zu edges %zu ranges %zu branches %zu\n",
 			i, hex, o->path, (unsigned long long)total, o->nips,
-			o->nedges);
+			o->nedges, o->nranges, o->nbranches);
 		for (size_t j = 0; j < o->nips; j++)
 			fprintf(f, "  ip 0x%llx %llu\n",
 				(unsigned long long)o->ips[j].offset,
@@ -355,5 +431,16 @@ void raw_print(const struct raw_profile *p, FILE *f)
 				o->edges[j].callee_obj,
 				(unsigned long long)o->edges[j].callee_offset,
 				(unsigned long long)o->edges[j].count);
+		for (size_t j = 0; j < o->nranges; j++)
+			fprintf(f, "  range 0x%llx-0x%llx %llu\n",
+				(unsigned long long)o->ranges[j].begin,
+				(unsigned long long)o->ranges[j].end,
+				(unsigned long long)o->ranges[j].count);
+		for (size_t j = 0; j < o->nbranches; j++)
+			fprintf(f, "  branch 0x%llx -> %u:0x%llx %llu\n",
+				(unsigned long long)o->branches[j].from,
+				o->branches[j].to_obj,
+				(unsigned long long)o->branches[j].to,
+				(unsigned long long)o->branches[j].count);
 	}
 }

@@ -17,6 +17,8 @@ enum raw_section {
 	RAW_SEC_META = 1,	/* key/value strings */
 	RAW_SEC_COUNTERS = 2,	/* named u64 counters; merge adds them */
 	RAW_SEC_OBJECT = 3,	/* one ELF object: build-ID, IPs, edges */
+	RAW_SEC_RANGES = 4,	/* branch records: fall-through ranges of an object */
+	RAW_SEC_BRANCHES = 5,	/* branch records: taken branches from an object */
 };
 
 /* Standard counter names (docs/raw-format.md lists them all). */
@@ -49,6 +51,23 @@ struct raw_edge {
 	uint64_t count;
 };
 
+/* Branch records (LBR): the straight-line code from begin (the target of
+ * one taken branch) to end (the start of the next taken branch's
+ * instruction), both file offsets in this object, ran count times. */
+struct raw_range {
+	uint64_t begin, end;
+	uint64_t count;
+};
+
+/* Branch records: a taken branch from the instruction at file offset from
+ * in this object to file offset to in object to_obj, count times. */
+struct raw_branch {
+	uint64_t from;
+	uint32_t to_obj;
+	uint64_t to;
+	uint64_t count;
+};
+
 struct raw_object {
 	uint8_t build_id[RAW_BUILD_ID_MAX];
 	uint32_t build_id_len;
@@ -57,6 +76,10 @@ struct raw_object {
 	size_t nips, cap_ips;
 	struct raw_edge *edges;
 	size_t nedges, cap_edges;
+	struct raw_range *ranges;
+	size_t nranges, cap_ranges;
+	struct raw_branch *branches;
+	size_t nbranches, cap_branches;
 };
 
 struct raw_profile {
@@ -90,6 +113,11 @@ int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
 void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
 void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
 		  uint64_t callee_offset, uint64_t count);
+
+void raw_add_range(struct raw_object *o, uint64_t begin, uint64_t end,
+		   uint64_t count);
+void raw_add_branch(struct raw_object *o, uint64_t from, uint32_t to_obj,
+		    uint64_t to, uint64_t count);
 
 /* Sort every table (objects by build-ID) and add up duplicate keys, so that output is canonical
  * and deterministic.  Counts saturate at UINT64_MAX instead of wrapping. */

@@ -196,8 +196,47 @@ static void test_counts_saturate(void)
 	raw_free(&m);
 }
 
+static void test_branch_records(void)
+{
+	struct raw_profile p, q, m;
+	uint32_t a, b;
+	size_t len;
+	uint8_t *buf;
+
+	raw_init(&p);
+	/* b first, so sorting by build-ID moves a before it */
+	b = raw_object(&p, id_b, sizeof(id_b), "/lib/b.so");
+	a = raw_object(&p, id_a, sizeof(id_a), "/bin/a");
+	raw_add_range(&p.objs[a], 0x1010, 0x1020, 5);
+	raw_add_range(&p.objs[a], 0x1000, 0x1008, 7);
+	raw_add_range(&p.objs[a], 0x1010, 0x1020, 1);
+	raw_add_branch(&p.objs[a], 0x1020, b, 0x90, 6);
+	raw_add_branch(&p.objs[b], 0x99, a, 0x1025, 6);
+	buf = serialize(&p, &len);
+	CHECK(raw_parse(&q, buf, len, "lbr") == 0);
+	CHECK(q.nobjs == 2 && !strcmp(q.objs[0].path, "/bin/a"));
+	CHECK(q.objs[0].nranges == 2 && q.objs[0].ranges[0].begin == 0x1000);
+	CHECK(q.objs[0].ranges[1].count == 6);
+	CHECK(q.objs[0].nbranches == 1 && q.objs[0].branches[0].to_obj == 1);
+	CHECK(q.objs[1].nbranches == 1 && q.objs[1].branches[0].to_obj == 0);
+	raw_init(&m);
+	raw_merge(&m, &q, 2);
+	CHECK(m.objs[0].ranges[1].count == 12 && m.objs[1].branches[0].count == 12);
+	/* truncated anywhere: a clean error */
+	for (size_t n = 0; n < len; n++) {
+		struct raw_profile t;
+
+		CHECK(raw_parse(&t, buf, n, "trunc") == -1);
+	}
+	free(buf);
+	raw_free(&p);
+	raw_free(&q);
+	raw_free(&m);
+}
+
 int main(void)
 {
+	RUN(test_branch_records);
 	RUN(test_round_trip);
 	RUN(test_merge_exact);
 	RUN(test_truncated_everywhere);
