@@ -23,7 +23,7 @@ REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	    convert/afdo.c convert/formats.c convert/estimate.c
+	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -62,7 +62,7 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	       convert/afdo.c convert/formats.c convert/estimate.c
+	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c

@@ -1,0 +1,1 @@
+#include "lbr.h"
