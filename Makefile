@@ -20,7 +20,7 @@ endif
 LIB_SRC := lib/util.c lib/bytes.c
 RAW_SRC := raw/rawprof.c raw/rawio.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
-	   collector/buildid.c
+	   collector/buildid.c collector/probe.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
@@ -62,7 +62,8 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
+	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c \
+	       collector/probe.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c

@@ -43,6 +43,32 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 262144);
+	__type(key, struct lbr_key);
+	__type(value, __u64);
+} branches SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 262144);
+	__type(key, struct lbr_key);
+	__type(value, __u64);
+} ranges SEC(".maps");
+
+/* Scratch for the branch records: too big for the 512-byte BPF stack. */
+struct lbr_buf {
+	struct perf_branch_entry e[MAX_LBR];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lbr_buf);
+} lbr_scratch SEC(".maps");
+
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -51,22 +77,47 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+static __always_inline int count_in(void *map, void *key)
+{
+	__u64 one = 1, *count = bpf_map_lookup_elem(map, key);
+
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		return 0;
+	}
+	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+		return 0;
+	/* Another CPU may have created it meanwhile. */
+	count = bpf_map_lookup_elem(map, key);
+	if (!count)
+		return -1;
+	__sync_fetch_and_add(count, 1);
+	return 0;
+}
+
+/* The process of the sample if it is to be profiled, else 0. */
+static __always_inline __u32 target_pid(void)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct sample_key key = {};
-	__u64 one = 1, *count;
 
 	if (pid == 0 || pid == self_pid)	/* idle task, or us */
 		return 0;
 	if (filter_pid && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
+	return pid;
+}
+
+/* The user stack by frame pointers, counted per (process, stack). */
+static __always_inline int count_stack(struct bpf_perf_event_data *ctx,
+				       __u32 pid)
+{
+	struct sample_key key = {};
+
 	stat_inc(STAT_SAMPLES);
 	/* Kernel addresses have the top bit set on x86-64 and arm64. */
 	if ((__s64)PT_REGS_IP(&ctx->regs) < 0) {
 		stat_inc(STAT_KERNEL);
-		return 0;
+		return -1;
 	}
 	key.pid = pid;
 	key.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
@@ -75,18 +126,58 @@ int on_sample(struct bpf_perf_event_data *ctx)
 						      : STAT_STACK_LOST);
 		return 0;
 	}
-	count = bpf_map_lookup_elem(&counts, &key);
-	if (count) {
-		__sync_fetch_and_add(count, 1);
+	if (count_in(&counts, &key))
+		stat_inc(STAT_COUNTS_FULL);
+	return 0;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = target_pid();
+
+	if (pid)
+		count_stack(ctx, pid);
+	return 0;
+}
+
+/* Branch-record mode: the stack as above, and the sample's branch records
+ * (newest first) as taken branches and the fall-through ranges between
+ * them: [e[i].to, e[i-1].from] ran once. */
+SEC("perf_event")
+int on_lbr_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = target_pid(), zero = 0;
+	struct lbr_key key = {};
+	struct lbr_buf *buf;
+	long size;
+	int n;
+
+	if (!pid || count_stack(ctx, pid))
+		return 0;
+	buf = bpf_map_lookup_elem(&lbr_scratch, &zero);
+	if (!buf)
+		return 0;
+	size = bpf_read_branch_records(ctx, buf, sizeof(*buf), 0);
+	if (size < 0) {
+		stat_inc(STAT_NO_BRANCHES);
 		return 0;
 	}
-	if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST)) {
-		/* Another CPU may have created it meanwhile. */
-		count = bpf_map_lookup_elem(&counts, &key);
-		if (count)
-			__sync_fetch_and_add(count, 1);
-		else
-			stat_inc(STAT_COUNTS_FULL);
+	n = size / sizeof(struct perf_branch_entry);
+	key.pid = pid;
+	for (int i = 0; i < MAX_LBR; i++) {
+		if (i >= n)
+			break;
+		key.a = buf->e[i].from;
+		key.b = buf->e[i].to;
+		if (count_in(&branches, &key))
+			stat_inc(STAT_BRANCHES_FULL);
+		if (i == 0)
+			continue;
+		key.a = buf->e[i].to;
+		key.b = buf->e[i - 1].from;
+		if (count_in(&ranges, &key))
+			stat_inc(STAT_RANGES_FULL);
 	}
 	return 0;
 }

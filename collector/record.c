@@ -5,6 +5,7 @@
 #include "../bpf/record.h"
 #include "record.skel.h"
 #include "mappings.h"
+#include "probe.h"
 #include "sideband.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -30,6 +31,8 @@
 
 struct options {
 	unsigned long freq;
+	unsigned long long period;	/* -c: events per sample, 0 = use freq */
+	enum record_mode mode;
 	const char *output;
 	pid_t pid;		/* -p */
 	int all;		/* -a */
@@ -48,14 +51,20 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: pgoprof-record [-F HZ] [-o FILE] [-q] -- COMMAND [ARGS...]\n"
-"       pgoprof-record [-F HZ] [-o FILE] [-q] -p PID [-d SECONDS]\n"
-"       pgoprof-record [-F HZ] [-o FILE] [-q] -a [-d SECONDS]\n"
+"usage: pgoprof-record [OPTIONS] -- COMMAND [ARGS...]\n"
+"       pgoprof-record [OPTIONS] -p PID [-d SECONDS]\n"
+"       pgoprof-record [OPTIONS] -a [-d SECONDS]\n"
 "\n"
-"Sample user-space stacks with BPF on the cpu-clock event of every online\n"
-"CPU and write a raw profile (see pgoprof-raw(5)).\n"
+"Sample user space with BPF on every online CPU and write a raw profile\n"
+"(see pgoprof-raw(5)): branch records (LBR) where the CPU has a branch\n"
+"stack, else cpu-clock samples with frame-pointer stacks.\n"
 "\n"
+"  -m, --mode MODE      auto (default: lbr if the CPU can, else stack),\n"
+"                       lbr (fail without branch records), or stack\n"
 "  -F, --freq HZ        samples per second per CPU (default 999)\n"
+"  -c, --period N       a sample every N events instead (cycles; AMD BRS:\n"
+"                       retired taken branches, which needs it; stack\n"
+"                       mode: nanoseconds of cpu-clock)\n"
 "  -o, --output FILE    raw profile to write (default pgoprof.raw)\n"
 "  -p, --pid PID        profile a running process and its new children\n"
 "  -a, --all-cpus       profile the whole system\n"
@@ -73,6 +82,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -84,9 +95,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	*o = (struct options){ .freq = 999, .output = "pgoprof.raw" };
-	while ((c = getopt_long(argc, argv, "+F:o:p:ad:qh", longopts, NULL)) != -1) {
+	*o = (struct options){ .freq = 999, .output = "pgoprof.raw",
+			       .mode = MODE_AUTO };
+	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			o->period = strtoull(optarg, &end, 10);
+			if (*end || o->period == 0)
+				die(2, "-c %s: give a positive number of events per sample", optarg);
+			break;
+		case 'm':
+			if (mode_by_name(optarg) < 0)
+				die(2, "--mode %s: give auto, lbr or stack", optarg);
+			o->mode = (enum record_mode)mode_by_name(optarg);
+			break;
 		case 'F':
 			o->freq = strtoul(optarg, &end, 10);
 			if (*end || o->freq == 0 || o->freq > 100000)
@@ -193,6 +215,8 @@ static pid_t spawn_stopped(char **argv, int *go)
 
 struct collector {
 	struct options opt;
+	int mode;		/* MODE_LBR or MODE_STACK, after the probe */
+	int amd;
 	struct record_bpf *skel;
 	int *cpus, ncpus;
 	int *event_fds;
@@ -204,6 +228,24 @@ struct collector {
 	int child_status;
 	struct timespec t0;
 };
+
+/* One line on which mode is taken and why; an error when --mode lbr
+ * cannot be honoured. */
+static int choose_mode(struct collector *c)
+{
+	char why[512];
+	int e = 0;
+
+	c->amd = cpu_is_amd();
+	if (c->opt.mode != MODE_STACK)
+		e = probe_lbr(c->cpus[0], c->opt.freq, c->opt.period, c->amd);
+	c->mode = decide_mode(c->opt.mode, e, why, sizeof(why));
+	if (c->mode < 0)
+		return err("%s", why);
+	if (!c->opt.quiet || c->opt.mode == MODE_AUTO)
+		fprintf(stderr, "%s: %s\n", progname, why);
+	return 0;
+}
 
 static int want_pid(uint32_t pid, void *arg)
 {
@@ -244,16 +286,31 @@ static int add_target(struct collector *c, pid_t pid)
 				   &one, BPF_ANY);
 }
 
+static void sampling_attr(const struct collector *c, struct perf_event_attr *a)
+{
+	if (c->mode == MODE_LBR) {
+		lbr_attr(a, c->opt.freq, c->opt.period, c->amd);
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = sizeof(*a);
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	if (c->opt.period) {
+		a->sample_period = c->opt.period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = c->opt.freq;
+	}
+}
+
 static int open_sampling(struct collector *c)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = c->opt.freq,
-	};
+	struct bpf_program *prog = c->mode == MODE_LBR ? c->skel->progs.on_lbr_sample
+						     : c->skel->progs.on_sample;
+	struct perf_event_attr a;
 
+	sampling_attr(c, &a);
 	c->event_fds = xcalloc(c->ncpus, sizeof(int));
 	c->links = xcalloc(c->ncpus, sizeof(*c->links));
 	for (int i = 0; i < c->ncpus; i++) {
@@ -262,11 +319,12 @@ static int open_sampling(struct collector *c)
 
 		c->event_fds[i] = fd;
 		if (fd < 0)
-			return err("perf_event_open(cpu-clock, cpu %d): %s%s",
+			return err("perf_event_open(%s, cpu %d): %s%s",
+				   c->mode == MODE_LBR ? "branch records" : "cpu-clock",
 				   c->cpus[i], strerror(errno),
 				   errno == EACCES || errno == EPERM ?
 				   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" : "");
-		c->links[i] = bpf_program__attach_perf_event(c->skel->progs.on_sample, fd);
+		c->links[i] = bpf_program__attach_perf_event(prog, fd);
 		if (!c->links[i])
 			return err("cannot attach the BPF program to cpu %d: %s",
 				   c->cpus[i], strerror(errno));
@@ -402,6 +460,11 @@ static void collect_stats(struct collector *c)
 	count_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
 	count_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
 	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
+	if (c->mode == MODE_LBR) {
+		raw_add_counter(&c->prof, "lbr.unreadable", sum[STAT_NO_BRANCHES]);
+		raw_add_counter(&c->prof, "lost.branches_map", sum[STAT_BRANCHES_FULL]);
+		raw_add_counter(&c->prof, "lost.ranges_map", sum[STAT_RANGES_FULL]);
+	}
 }
 
 static void collect_stacks(struct collector *c)
@@ -426,6 +489,32 @@ static void collect_stacks(struct collector *c)
 	}
 }
 
+/* Taken branches and fall-through ranges of every process, as file offsets;
+ * a range must begin and end in one object. */
+static void collect_lbr_map(struct collector *c, int fd, int is_range)
+{
+	struct lbr_key key, next, *prev = NULL;
+	uint32_t oa, ob;
+	uint64_t fa, fb, count;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &count))
+			continue;
+		enum unattr_reason ra = maps_resolve(&c->maps, (pid_t)key.pid, key.a, &oa, &fa);
+		enum unattr_reason rb = maps_resolve(&c->maps, (pid_t)key.pid, key.b, &ob, &fb);
+
+		if (ra != UNATTR_NONE || rb != UNATTR_NONE || (is_range && oa != ob))
+			raw_add_counter(&c->prof, is_range ? "ranges.unattributed"
+							   : "branches.unattributed", count);
+		else if (is_range)
+			raw_add_range(&c->prof.objs[oa], fa, fb, count);
+		else
+			raw_add_branch(&c->prof.objs[oa], fa, ob, fb, count);
+	}
+}
+
 static void set_meta(struct collector *c)
 {
 	struct raw_profile *p = &c->prof;
@@ -438,10 +527,19 @@ static void set_meta(struct collector *c)
 	raw_set_meta(p, "host", u.nodename);
 	snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
 	raw_set_meta(p, "kernel", buf);
-	raw_set_meta(p, "event", "cpu-clock");
-	raw_set_meta(p, "mode", "stack-fp");
-	snprintf(buf, sizeof(buf), "%lu", c->opt.freq);
-	raw_set_meta(p, "sample_freq", buf);
+	raw_set_meta(p, "event", c->mode != MODE_LBR ? "cpu-clock" :
+				 c->amd ? "ex_ret_brn_tkn" : "cycles");
+	raw_set_meta(p, "mode", c->mode == MODE_LBR ? "lbr" : "stack-fp");
+	if (c->opt.period || (c->mode == MODE_LBR && c->amd)) {
+		struct perf_event_attr a;
+
+		sampling_attr(c, &a);
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a.sample_period);
+		raw_set_meta(p, "sample_period", buf);
+	} else {
+		snprintf(buf, sizeof(buf), "%lu", c->opt.freq);
+		raw_set_meta(p, "sample_freq", buf);
+	}
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	raw_set_meta(p, "start_time", buf);
 	if (c->opt.all) {
@@ -501,6 +599,8 @@ int main(int argc, char **argv)
 	raw_init(&c.prof);
 	maps_init(&c.maps, &c.prof);
 	c.ncpus = online_cpus(&c.cpus);
+	if (choose_mode(&c))
+		return 1;
 	if (c.opt.command)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
@@ -522,7 +622,11 @@ int main(int argc, char **argv)
 		close(go);
 		go = -1;
 	}
-	if (!c.opt.quiet)
+	if (!c.opt.quiet && c.opt.period)
+		fprintf(stderr, "%s: recording a sample every %llu events on %d CPUs%s\n",
+			progname, c.opt.period, c.ncpus,
+			c.opt.command ? "" : "; Ctrl-C to stop");
+	else if (!c.opt.quiet)
 		fprintf(stderr, "%s: recording at %lu Hz on %d CPUs%s\n",
 			progname, c.opt.freq, c.ncpus,
 			c.opt.command ? "" : "; Ctrl-C to stop");
@@ -532,6 +636,10 @@ int main(int argc, char **argv)
 	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
 	collect_stats(&c);
 	collect_stacks(&c);
+	if (c.mode == MODE_LBR) {
+		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.branches), 0);
+		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.ranges), 1);
+	}
 	raw_drop_empty_objects(&c.prof);
 	if (raw_write_file(&c.prof, c.opt.output))
 		rc = 1;

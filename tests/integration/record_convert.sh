@@ -173,3 +173,21 @@ check "check: a renamed function is missing (rc=$rc)" sh -c \
 	"test $rc -eq 1 && grep -q '1 missing from the binary' check-renamed.txt"
 check "check: a raw profile of another build is refused" sh -c \
 	"! '$PGOPROF' check --binary moved hot.raw >/dev/null"
+
+# Branch-record mode: where perf itself has no branch stack (this VM),
+# --mode lbr must fail in one line, auto must fall back and say so; and
+# the LBR BPF program passes the verifier even here (it is loaded).
+if perf record -q -b -o /dev/null true >/dev/null 2>&1; then has_lbr=1; else has_lbr=0; fi
+"$PGOPROF" record -q --mode lbr -o lbr.raw -- true 2>lbr.err; rc=$?
+if [ $has_lbr = 0 ]; then
+	check "--mode lbr without branch records: one line, exit 1 (rc=$rc)" sh -c \
+		"test $rc -eq 1 && test \$(wc -l <lbr.err) -eq 1 && grep -q 'no branch records' lbr.err && ! test -e lbr.raw"
+	"$PGOPROF" record -o auto.raw -- true 2>auto.err
+	check "--mode auto falls back to stack and says why" grep -q 'mode stack: no branch records here' auto.err
+else
+	check "--mode lbr records branch records" sh -c "test $rc -eq 0 && '$PGOPROF' show lbr.raw | grep -q '^meta mode = lbr'"
+fi
+"$TOP/pgoprof-record" -q -a -d 2 -o verifier.raw 2>/dev/null & rpid=$!
+sleep 1
+check "the LBR BPF program is loaded by the verifier" sh -c "bpftool prog show | grep -q on_lbr_sample"
+wait $rpid
