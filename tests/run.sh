@@ -1,6 +1,7 @@
 #!/bin/sh
 # Run every test: the unit tests (built by 'make unit-tests' with ASan and
-# UBSan) and the integration scripts.  Each prints PASS/FAIL lines; the last
+# UBSan, in BUILD/tests: argument 1, default build) and the integration
+# scripts.  Each prints PASS/FAIL lines; the last
 # line of this script is "N passed, N failed".  Logs: tests/out/.
 cd "$(dirname "$0")/.." || exit 1
 OUT=tests/out
@@ -19,7 +20,8 @@ run() { # NAME COMMAND...
 	fi
 }
 
-for t in build/tests/test_*; do
+BUILD=${1:-build}
+for t in "$BUILD"/tests/test_*; do
 	run "$(basename "$t")" "$t"
 done
 for t in tests/integration/*.sh; do
