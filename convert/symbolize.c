@@ -20,8 +20,31 @@
 #define DW_AT_GNU_discriminator_ 0x2136
 #define MAX_DIE_DEPTH 256
 
+/* The inlined subroutines of a function as a tree, built on first use:
+ * node 0 is the function; each node's children's address ranges are
+ * contiguous in inl_range and sorted by address, so the inline chain of
+ * an address is found by one binary search per level instead of a walk
+ * over the DIEs. */
+struct inl_node {
+	Dwarf_Off die;
+	uint32_t first, n;	/* children's ranges in inl_range */
+};
+
+struct inl_range {
+	uint64_t lo, hi;
+	uint32_t node;
+};
+
+struct inl_tree {
+	struct inl_node *node;
+	size_t nnodes, cap_nodes;
+	struct inl_range *range;
+	size_t nranges, cap_ranges;
+};
+
 struct func {
 	Dwarf_Off die;
+	struct inl_tree *inl;	/* NULL until first looked up */
 	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else lowest range */
 	uint8_t clang;		/* discriminators are LLVM-encoded */
 	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
@@ -97,8 +120,9 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 	if (!dwarf_entrypc(die, &epc) && epc)
 		entry = epc;
 	grow(&s->funcs, &s->cap_funcs, s->nfuncs + 1, sizeof(*s->funcs));
-	s->funcs[s->nfuncs++] = (struct func){ dwarf_dieoffset(die), entry,
-					       (uint8_t)clang };
+	s->funcs[s->nfuncs++] = (struct func){ .die = dwarf_dieoffset(die),
+					       .entry = entry,
+					       .clang = (uint8_t)clang };
 }
 
 /* Subprograms at CU level, or inside namespaces and classes (C++). */
@@ -272,6 +296,13 @@ void sym_close(struct symbolizer *s)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
 	free(s->by_name);
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		if (s->funcs[i].inl) {
+			free(s->funcs[i].inl->node);
+			free(s->funcs[i].inl->range);
+			free(s->funcs[i].inl);
+		}
+	}
 	free(s->funcs);
 	free(s->ranges);
 	free(s->path);
@@ -341,37 +372,121 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned attr, int integrate)
 	return (uint32_t)w;
 }
 
-/* Push onto chain the inlined subroutines that contain addr below parent,
- * outermost first.  Returns 1 if one was found on this path. */
-static int descend(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, int *n,
-		   int *truncated, int depth)
+/* Collect the inlined subroutines directly below die (looking through
+ * lexical blocks, which are not frames) into the children of node k. */
+static void gather_inlined(Dwarf_Die *die, struct inl_tree *t, uint32_t k,
+			   struct inl_range **tmp, size_t *ntmp, size_t *cap,
+			   int depth)
 {
 	Dwarf_Die d;
 
-	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &d) != 0)
-		return 0;
+	if (depth > MAX_DIE_DEPTH || dwarf_child(die, &d) != 0)
+		return;
 	do {
-		int tag = dwarf_tag(&d), has = dwarf_haspc(&d, addr) == 1;
+		int tag = dwarf_tag(&d);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
 
-		if (tag == DW_TAG_inlined_subroutine && has) {
-			if (*n < SYM_MAX_FRAMES)
-				chain[(*n)++] = d;
-			else
-				*truncated = 1;
-			descend(&d, addr, chain, n, truncated, depth + 1);
-			return 1;
+		if (tag == DW_TAG_lexical_block) {
+			gather_inlined(&d, t, k, tmp, ntmp, cap, depth + 1);
+			continue;
 		}
-		/* A block without addresses of its own may still hold
-		 * inlined code. */
-		if (tag == DW_TAG_lexical_block &&
-		    (has || (!dwarf_hasattr(&d, DW_AT_low_pc) &&
-			     !dwarf_hasattr(&d, DW_AT_ranges))) &&
-		    descend(&d, addr, chain, n, truncated, depth + 1))
-			return 1;
-		if (has && tag == DW_TAG_lexical_block)
-			return 0;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		grow(&t->node, &t->cap_nodes, t->nnodes + 1, sizeof(*t->node));
+		t->node[t->nnodes] = (struct inl_node){ dwarf_dieoffset(&d), 0, 0 };
+		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			grow(tmp, cap, *ntmp + 1, sizeof(**tmp));
+			(*tmp)[(*ntmp)++] = (struct inl_range){ lo, hi,
+								(uint32_t)t->nnodes };
+		}
+		t->nnodes++;
 	} while (dwarf_siblingof(&d, &d) == 0);
-	return 0;
+}
+
+static int cmp_inl(const void *a, const void *b)
+{
+	const struct inl_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Build the children of node k, then theirs (breadth first, so that
+ * each node's child ranges are appended in one block). */
+static void build_inl(struct symbolizer *s, struct inl_tree *t)
+{
+	struct inl_range *tmp = NULL;
+	size_t cap = 0;
+
+	for (size_t k = 0; k < t->nnodes; k++) {
+		Dwarf_Die die;
+		size_t ntmp = 0;
+
+		if (!dwarf_offdie(s->dw, t->node[k].die, &die))
+			continue;
+		gather_inlined(&die, t, (uint32_t)k, &tmp, &ntmp, &cap, 0);
+		sort(tmp, ntmp, sizeof(*tmp), cmp_inl);
+		grow(&t->range, &t->cap_ranges, t->nranges + ntmp, sizeof(*t->range));
+		memcpy(t->range + t->nranges, tmp, ntmp * sizeof(*tmp));
+		t->node[k].first = (uint32_t)t->nranges;
+		t->node[k].n = (uint32_t)ntmp;
+		t->nranges += ntmp;
+	}
+	free(tmp);
+}
+
+static struct inl_tree *inl_tree(struct symbolizer *s, struct func *f)
+{
+	if (!f->inl) {
+		f->inl = xcalloc(1, sizeof(*f->inl));
+		grow(&f->inl->node, &f->inl->cap_nodes, 1, sizeof(*f->inl->node));
+		f->inl->node[0] = (struct inl_node){ f->die, 0, 0 };
+		f->inl->nnodes = 1;
+		build_inl(s, f->inl);
+	}
+	return f->inl;
+}
+
+/* The child of node k whose ranges hold addr, or -1. */
+static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
+{
+	const struct inl_range *r = t->range + t->node[k].first;
+	size_t lo = 0, hi = t->node[k].n;
+
+	while (lo < hi) {	/* first range with lo > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Siblings do not overlap, but look back a little in case. */
+	for (size_t i = lo, n = 0; i-- > 0 && n < 4; n++)
+		if (addr < r[i].hi)
+			return (long)r[i].node;
+	return -1;
+}
+
+/* Push onto chain the inlined subroutines that contain addr, outermost
+ * first, after chain[0] (the function). */
+static void inline_chain(struct symbolizer *s, struct func *f, uint64_t addr,
+			 Dwarf_Die *chain, int *n, int *truncated)
+{
+	const struct inl_tree *t = inl_tree(s, f);
+	long k = 0;
+
+	while ((k = inl_child(t, (uint32_t)k, addr)) >= 0) {
+		if (*n >= SYM_MAX_FRAMES) {
+			*truncated = 1;
+			return;
+		}
+		if (!dwarf_offdie(s->dw, t->node[k].die, &chain[*n]))
+			return;
+		(*n)++;
+	}
 }
 
 static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
@@ -386,7 +501,7 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 	if (!dwarf_offdie(s->dw, f->die, &chain[0]) ||
 	    !dwarf_diecu(&chain[0], &cu, NULL, NULL))
 		return SYM_NO_FUNCTION;
-	descend(&chain[0], addr, chain, &n, &r->truncated, 0);
+	inline_chain(s, f, addr, chain, &n, &r->truncated);
 	line = dwarf_getsrc_die(&cu, addr);
 	if (!line || dwarf_lineno(line, &lineno))
 		return SYM_NO_LINE;
