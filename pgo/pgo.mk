@@ -1,0 +1,153 @@
+# pgo.mk: sample-based profile-guided optimization with pgoprof, for the
+# Makefile of a C or C++ project.  Set the variables, then include this file:
+#
+#   PGO_CC      = clang-16
+#   PGO_PROGRAM = app
+#   PGO_BUILD   = $(MAKE) CC=$(PGO_CC) CFLAGS='$(PGO_CFLAGS)' BUILDDIR=$(PGO_OUT)
+#   PGO_TRAIN   = $(PGO_BINARY) --typical-workload
+#   include path/to/pgoprof/pgo/pgo.mk
+#
+#   make pgo-profile   build with the flags a sample profile needs, run
+#                      PGO_TRAIN under `pgoprof record`, convert: PGO_PROFILE
+#   make pgo-build     rebuild with the profile (clang -fprofile-sample-use=,
+#                      gcc -fauto-profile=)
+#   make pgo-validate  A/B: the release build against the PGO build,
+#                      interleaved, with a cachegrind proxy; fails (non-zero)
+#                      when the PGO build is slower beyond the noise
+#   make pgo           all three in order;  make pgo-vars: the settings;
+#   make pgo-clean     removes PGO_DIR
+#
+# Full guide: docs/pgo.md.  Example: pgo/examples/Makefile.
+
+# ---- what you set --------------------------------------------------------
+pgo-saved-default-goal := $(.DEFAULT_GOAL)
+# PGO_BUILD: the command that builds the program into the directory
+# $(PGO_OUT) with the compiler $(PGO_CC) and the flags $(PGO_CFLAGS) (pgo.mk
+# sets both for each of its three builds; pass PGO_CFLAGS as CXXFLAGS and
+# LDFLAGS too when your build needs them there).
+PGO_BUILD ?= $(error pgo.mk: set PGO_BUILD, the command that builds into $$(PGO_OUT) with $$(PGO_CFLAGS))
+# PGO_PROGRAM: the built program, relative to $(PGO_OUT).
+PGO_PROGRAM ?= $(error pgo.mk: set PGO_PROGRAM, the program's path under $$(PGO_OUT))
+# PGO_TRAIN: the training run, a shell command that runs $(PGO_BINARY).
+PGO_TRAIN ?= $(error pgo.mk: set PGO_TRAIN, the training command, e.g. $$(PGO_BINARY) --bench)
+# PGO_VALIDATE_CMD: the benchmark that pgo-validate times (default: the
+# training run).  PGO_PROXY_CMD: what runs under cachegrind, best the same
+# benchmark on a reduced input (cachegrind is 50-100x slower); empty: no proxy.
+PGO_VALIDATE_CMD ?= $(PGO_TRAIN)
+PGO_PROXY_CMD ?= $(PGO_VALIDATE_CMD)
+
+PGO_CC ?= clang-16
+# The release flags: the A/B baseline is built with these alone.
+PGO_RELEASE_CFLAGS ?= -O2 -g
+PGO_DIR ?= .pgo
+PGO_FREQ ?= 999
+PGO_PROFI ?= 1
+PGO_RUNS ?= 10
+PGO_WARMUP ?= 1
+PGO_TOLERANCE ?= 0.02
+PGO_CONFIDENCE ?= 95
+PGO_GATE ?= time
+PGO_STRICT ?= 0
+# Recording needs root (BPF): set PGOPROF_SUDO = sudo when make is not root.
+PGOPROF_SUDO ?=
+
+# ---- derived (override if you must) --------------------------------------
+$(if $(strip $(PGO_DIR)),,$(error pgo.mk: PGO_DIR is empty))
+PGO_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+# pgoprof from the checkout this file is in, else from PATH.
+PGOPROF ?= $(if $(wildcard $(PGO_MK_DIR)/../pgoprof),$(abspath $(PGO_MK_DIR)/../pgoprof),pgoprof)
+PGO_VALIDATE_SH ?= $(abspath $(PGO_MK_DIR)/validate.sh)
+
+# In PGO_TRAIN, PGO_VALIDATE_CMD and PGO_PROXY_CMD: the binary under test.
+# These commands run under sh with PGO_BINARY in the environment.
+PGO_BINARY = "$$PGO_BINARY"
+
+# clang or gcc, from `$(PGO_CC) --version` (computed once, when first used).
+PGO_COMPILER ?= $(eval PGO_COMPILER := $(if $(findstring clang,$(shell $(PGO_CC) --version 2>/dev/null | head -n 1)),clang,gcc))$(PGO_COMPILER)
+PGO_GCC_VERSION ?= $(eval PGO_GCC_VERSION := $(shell $(PGO_CC) -dumpversion 2>/dev/null | cut -d. -f1))$(PGO_GCC_VERSION)
+
+# The sampled build needs line discriminators and frame pointers (pgoprof
+# walks the stack by frame pointers); the release and PGO builds do not.
+PGO_SAMPLE_CFLAGS_clang = -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+PGO_SAMPLE_CFLAGS_gcc = -g -fno-omit-frame-pointer
+PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
+PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
+PGO_FORMAT_clang = --format llvm-extbinary
+PGO_FORMAT_gcc = --format afdo $(if $(PGO_GCC_VERSION),--gcc-version $(PGO_GCC_VERSION))
+PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER))
+PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER))
+
+PGO_NAME = $(notdir $(PGO_PROGRAM))
+PGO_RAW ?= $(PGO_DIR)/$(PGO_NAME).raw
+PGO_PROFILE ?= $(PGO_DIR)/$(PGO_NAME).$(if $(filter clang,$(PGO_COMPILER)),extbin,afdo)
+PGO_SAMPLED = $(abspath $(PGO_DIR)/sampled/$(PGO_PROGRAM))
+PGO_BASELINE ?= $(PGO_DIR)/release/$(PGO_PROGRAM)
+PGO_CANDIDATE ?= $(PGO_DIR)/pgo/$(PGO_PROGRAM)
+PGO_REPORT_DIR ?= $(PGO_DIR)/validate
+
+pgo-q = '$(subst ','\'',$(1))'
+# $(pgo-run-build) in a recipe: $(PGO_BUILD) into $(PGO_OUT), then check the program is there.
+define pgo-run-build
+	@echo "pgo.mk: build $(notdir $(PGO_OUT)): $(PGO_CC) $(PGO_CFLAGS)"
+	@mkdir -p $(PGO_OUT)
+	$(PGO_BUILD)
+	@test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; }
+endef
+
+# ---- targets ----------------------------------------------------------------
+.PHONY: pgo pgo-profile pgo-build pgo-validate pgo-release pgo-vars pgo-clean
+
+# Goals named together run in this order, also under make -j.  The build
+# settings are `private`: prerequisites do not inherit them.
+pgo-build: $(filter pgo-profile,$(MAKECMDGOALS))
+pgo-release: $(filter pgo-profile pgo-build,$(MAKECMDGOALS))
+pgo-validate: $(filter pgo-profile pgo-build,$(MAKECMDGOALS)) pgo-release
+
+pgo-profile: private PGO_OUT = $(abspath $(PGO_DIR)/sampled)
+pgo-profile: private PGO_CFLAGS = $(PGO_RELEASE_CFLAGS) $(filter-out $(PGO_RELEASE_CFLAGS),$(PGO_SAMPLE_CFLAGS))
+pgo-profile:
+	$(pgo-run-build)
+	$(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ) -o $(PGO_RAW) -- \
+		env PGO_BINARY=$(PGO_SAMPLED) sh -c $(call pgo-q,$(PGO_TRAIN))
+	$(PGOPROF) convert $(PGO_RAW) --binary $(PGO_SAMPLED) $(PGO_FORMAT_$(PGO_COMPILER)) -o $(PGO_PROFILE)
+	@echo "pgo.mk: profile $(PGO_PROFILE); hottest functions (name:samples:head):"
+	@$(PGOPROF) show $(PGO_PROFILE) | grep -v '^ ' | head -n 5 | sed 's/^/  /'
+
+# The profile is an input that make cannot see: the PGO build starts clean.
+pgo-build: private PGO_OUT = $(abspath $(PGO_DIR)/pgo)
+pgo-build: private PGO_CFLAGS = $(PGO_RELEASE_CFLAGS) $(PGO_USE_CFLAGS)
+pgo-build:
+	@test -s $(PGO_PROFILE) || { echo "pgo.mk: no profile $(PGO_PROFILE): run 'make pgo-profile' (or set PGO_PROFILE)" >&2; exit 1; }
+	rm -rf $(PGO_OUT)
+	$(pgo-run-build)
+
+pgo-release: private PGO_OUT = $(abspath $(PGO_DIR)/release)
+pgo-release: private PGO_CFLAGS = $(PGO_RELEASE_CFLAGS)
+pgo-release:
+	$(pgo-run-build)
+
+pgo-validate:
+	@test -x $(PGO_CANDIDATE) || { echo "pgo.mk: no $(PGO_CANDIDATE): run 'make pgo-build' first" >&2; exit 1; }
+	@test -x $(PGO_BASELINE) || { echo "pgo.mk: no baseline $(PGO_BASELINE)" >&2; exit 1; }
+	bash $(PGO_VALIDATE_SH) -n $(PGO_RUNS) -w $(PGO_WARMUP) -t $(PGO_TOLERANCE) \
+		-c $(PGO_CONFIDENCE) -g $(PGO_GATE) $(if $(filter 1,$(PGO_STRICT)),--strict) \
+		-o $(PGO_REPORT_DIR) -T $(call pgo-q,pgo-validate: $(PGO_PROGRAM) ($(PGO_CC)) release vs PGO build) \
+		$(if $(strip $(PGO_PROXY_CMD)),-p $(call pgo-q,$(PGO_PROXY_CMD))) \
+		--baseline $(PGO_BASELINE) --candidate $(PGO_CANDIDATE) -- $(call pgo-q,$(PGO_VALIDATE_CMD))
+
+pgo:
+	@$(MAKE) -f $(firstword $(MAKEFILE_LIST)) pgo-profile pgo-build pgo-validate
+
+pgo-vars:
+	@printf '%s\n' 'PGO_PROGRAM=$(PGO_PROGRAM)' 'PGO_CC=$(PGO_CC)' 'PGO_COMPILER=$(PGO_COMPILER)' \
+		'PGO_RELEASE_CFLAGS=$(PGO_RELEASE_CFLAGS)' 'PGO_SAMPLE_CFLAGS=$(PGO_SAMPLE_CFLAGS)' \
+		'PGO_USE_CFLAGS=$(PGO_USE_CFLAGS)' 'PGO_DIR=$(abspath $(PGO_DIR))' \
+		'PGO_RAW=$(abspath $(PGO_RAW))' 'PGO_PROFILE=$(abspath $(PGO_PROFILE))' \
+		'PGO_BASELINE=$(abspath $(PGO_BASELINE))' 'PGO_CANDIDATE=$(abspath $(PGO_CANDIDATE))' \
+		'PGO_REPORT_DIR=$(abspath $(PGO_REPORT_DIR))' 'PGOPROF=$(PGOPROF)'
+
+pgo-clean:
+	$(if $(strip $(PGO_DIR)),rm -rf -- $(PGO_DIR))
+
+# Including this file does not change your default goal.
+.DEFAULT_GOAL := $(pgo-saved-default-goal)

@@ -1,0 +1,109 @@
+#!/bin/sh
+# pgo/pgo.mk on the example project (pgo/examples/Makefile): pgo-profile,
+# pgo-build and pgo-validate with clang-16 (under make -j2) and gcc; the
+# regression gate fails on a deliberately slow candidate (-O0), through make
+# and through ci/pgo-stage.sh.  Few runs and small inputs: this checks the
+# machinery, not the speedup.
+. "$(dirname "$0")/../lib.sh"
+
+need_root pgo_mk || exit 0
+for t in valgrind objcopy gcc "$CLANG"; do
+	command -v "$t" >/dev/null || { fail pgo_mk "$t not found"; exit 0; }
+done
+D=$WORK/pgo_mk
+rm -rf "$D" && mkdir -p "$D" || exit 1
+EX=$TOP/pgo/examples
+before=$(ls -A "$EX")
+
+# Common settings: work files under $D, this checkout's pgoprof, small inputs.
+set -- PGOPROF="$PGOPROF" PGO_RUNS=4 \
+	'PGO_TRAIN=$(PGO_BINARY) 16 >/dev/null' \
+	'PGO_VALIDATE_CMD=$(PGO_BINARY) 2 >/dev/null' \
+	'PGO_PROXY_CMD=$(PGO_BINARY) 1 >/dev/null'
+
+# ---- clang-16: the whole loop, goals in one make -j2 ----
+C=$D/clang
+make -j2 -C "$EX" "$@" PGO_DIR="$C" PGO_CC="$CLANG" PGO_GATE=ir \
+	pgo-profile pgo-build pgo-validate >"$D/clang.log" 2>&1
+rc=$?
+check "make -j2 pgo-profile pgo-build pgo-validate (clang) exits 0 (rc=$rc)" test $rc -eq 0
+check "sampled build has discriminators and frame pointers" grep -q -- \
+	"build sampled: $CLANG -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer\$" "$D/clang.log"
+check "release build is plain -O2 -g" grep -q -- "build release: $CLANG -O2 -g\$" "$D/clang.log"
+check "PGO build uses the profile, with profile inference" grep -q -- \
+	"build pgo: $CLANG -O2 -g -fprofile-sample-use=$C/wordfreq.extbin -fsample-profile-use-profi\$" "$D/clang.log"
+check "goals ran in order under -j2" sh -c "grep -n -e 'pgoprof-record: wrote' -e 'build pgo:' -e 'build release:' -e '^run 1/' '$D/clang.log' |
+	cut -d: -f1 | tr '\n' ' ' | awk '{ exit !(NF == 4 && \$1 < \$2 && \$2 < \$3 && \$3 < \$4) }'"
+check "raw profile and extbinary profile written" test -s "$C/wordfreq.raw" -a -s "$C/wordfreq.extbin"
+check "llvm-profdata reads the profile" "$PROFDATA" show --sample "$C/wordfreq.extbin"
+main=$("$PGOPROF" show "$C/wordfreq.extbin" | awk -F: '/^main:/ { print $2 }')
+check "the profile has samples in main (${main:-0})" test "${main:-0}" -gt 100
+"$CLANG" -O2 -g -fprofile-sample-use="$C/wordfreq.extbin" -S -emit-llvm -o "$D/wordfreq.ll" "$EX/wordfreq.c"
+check "clang-16 applies the profile (function_entry_count)" grep -q function_entry_count "$D/wordfreq.ll"
+check "the PGO binary differs from the release binary" sh -c "! cmp -s '$C/pgo/wordfreq' '$C/release/wordfreq'"
+R=$C/validate
+check "report: wall-time table" grep -q '^| baseline | `.*/release/wordfreq` | 4 | ' "$R/report.md"
+check "report: per-pair ratio with a confidence interval" grep -q '^per-pair time ratio .*% CI \[' "$R/report.md"
+check "report: cachegrind proxy with Ir, I1 misses, mispredicts" sh -c \
+	"grep -q '^### deterministic proxy: cachegrind' '$R/report.md' &&
+	 grep -q '^| change | [-+][0-9.]*% | [-+][0-9.]*% | [-+][0-9.]*% | [-+][0-9.]*% |' '$R/report.md'"
+check "report printed by make pgo-validate" grep -q '^verdict: PASS (gate ir' "$D/clang.log"
+ir=$(awk '$1 == "pgo_ir_ratio" { print $2 }' "$R/metrics.txt")
+check "the PGO build executes fewer instructions (Ir ratio ${ir:-none})" \
+	awk -v r="${ir:-9}" 'BEGIN { exit !(r < 1) }'
+check "times.tsv has 4 interleaved pairs" sh -c "test \$(grep -c -E '^[0-9]+	(AB|BA)	' '$R/times.tsv') -eq 4"
+check "cachegrind files only in the report directory" sh -c \
+	"ls '$R'/cachegrind.base.*.out '$R'/cachegrind.cand.*.out >/dev/null &&
+	 test -z \"\$(find '$EX' '$C' -name 'cachegrind.out*' -o -name '*.nodebug' | head -n 1)\""
+check "the example directory is left as it was" test "$(ls -A "$EX")" = "$before"
+
+# ---- the gate: a -O0 build as the candidate must fail ----
+# 9 pairs: the 95% CI of the median ratio is [r(2), r(8)], so one pair
+# upset by another process on this machine cannot hide the regression.
+mkdir -p "$D/slow" && "$CLANG" -O0 -g -o "$D/slow/wordfreq" "$EX/wordfreq.c"
+set -- "$@" PGO_RUNS=9 'PGO_VALIDATE_CMD=$(PGO_BINARY) 3 >/dev/null'
+make -C "$EX" "$@" PGO_DIR="$C" PGO_CC="$CLANG" PGO_CANDIDATE="$D/slow/wordfreq" PGO_GATE=both \
+	pgo-validate >"$D/slow.log" 2>&1
+rc=$?
+check "pgo-validate fails on a -O0 candidate (rc=$rc)" test $rc -ne 0
+check "verdict names both regressions" grep -q \
+	'^verdict: FAIL (regression in wall time, instructions (Ir); gate both' "$R/verdict.txt"
+check "metrics say regression" grep -q '^pgo_regression 1$' "$R/metrics.txt"
+bash "$TOP/pgo/validate.sh" -q -n 9 -g time --baseline "$C/release/wordfreq" \
+	--candidate "$D/slow/wordfreq" -- '"$PGO_BINARY" 3 >/dev/null' >"$D/direct.log" 2>&1
+rc=$?
+check "validate.sh exits 1 on the regression (rc=$rc)" test $rc -eq 1
+
+# ... and through the CI stage, with a given profile (no recording).
+sh "$TOP/ci/pgo-stage.sh" -C "$EX" -o "$D/artifacts" --profile "$C/wordfreq.extbin" "$@" \
+	PGO_DIR="$C" PGO_CC="$CLANG" PGO_CANDIDATE="$D/slow/wordfreq" PGO_PROXY_CMD= \
+	>"$D/stage.log" 2>&1
+rc=$?
+A=$D/artifacts
+check "ci/pgo-stage.sh exits 1 on the regression (rc=$rc)" test $rc -eq 1
+check "stage artifacts: profile, report, metrics, times" sh -c \
+	"test -s '$A/wordfreq.extbin' && test -s '$A/report.md' && test -s '$A/metrics.txt' && test -s '$A/times.tsv'"
+check "stage artifacts: junit.xml with the failure" sh -c \
+	"grep -q '<testsuite name=\"pgo\" tests=\"3\" failures=\"1\">' '$A/junit.xml' &&
+	 grep -q '<failure message=\"verdict: FAIL' '$A/junit.xml' && grep -q '<skipped' '$A/junit.xml'"
+if python3 -c 'import xml.dom.minidom' 2>/dev/null; then
+	check "junit.xml is well-formed XML" python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" "$A/junit.xml"
+fi
+
+make -C "$EX" "$@" PGO_DIR="$D/none" PGO_CC="$CLANG" pgo-build >"$D/none.log" 2>&1
+rc=$?
+check "pgo-build without a profile fails and says why (rc=$rc)" sh -c \
+	"test $rc -ne 0 && grep -q 'no profile .*run .make pgo-profile' '$D/none.log'"
+
+# ---- gcc: an .afdo profile for -fauto-profile ----
+G=$D/gcc
+make -C "$EX" "$@" PGO_DIR="$G" PGO_CC=gcc pgo-profile pgo-build pgo-release >"$D/gcc.log" 2>&1
+rc=$?
+check "make pgo-profile pgo-build (gcc) exits 0 (rc=$rc)" test $rc -eq 0
+gv=$(gcc -dumpversion | cut -d. -f1)
+check "gcc: sampled build -g -fno-omit-frame-pointer, .afdo for GCC $gv" sh -c \
+	"grep -q -- 'build sampled: gcc -O2 -g -fno-omit-frame-pointer\$' '$D/gcc.log' &&
+	 grep -q -- '--format afdo --gcc-version $gv -o $G/wordfreq.afdo' '$D/gcc.log' && test -s '$G/wordfreq.afdo'"
+check "gcc: PGO build with -fauto-profile, no warnings" sh -c \
+	"grep -q -- 'build pgo: gcc -O2 -g -fauto-profile=$G/wordfreq.afdo\$' '$D/gcc.log' && ! grep -q 'warning' '$D/gcc.log'"
+check "gcc: the PGO binary differs from the release binary" sh -c "! cmp -s '$G/pgo/wordfreq' '$G/release/wordfreq'"
