@@ -60,6 +60,9 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
+# The branch-record synthesizer (a ptrace tracer) for the LBR tests.
+include tests/lbrsynth/lbrsynth.mk
+
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

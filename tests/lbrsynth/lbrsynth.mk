@@ -1,0 +1,18 @@
+# The branch-record synthesizer (tests/lbrsynth/README.md).  Included by the
+# top-level Makefile:  include tests/lbrsynth/lbrsynth.mk
+# Uses its variables B, CC, WARN, CFLAGS, LDFLAGS, obj, RAW_SRC, LIB_SRC.
+LBRSYNTH_CLANG ?= clang-16
+LBRSYNTH_SRC := tests/lbrsynth/lbrsynth.c collector/mappings.c collector/buildid.c
+LBRSYNTH_PROGS := $(patsubst tests/lbrsynth/progs/%.c,$(B)/lbrsynth-progs/%,$(wildcard tests/lbrsynth/progs/*.c))
+
+$(B)/lbrsynth: $(call obj,$(LBRSYNTH_SRC) $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone
+
+# The test programs: built like a profiled release binary.
+$(B)/lbrsynth-progs/%: tests/lbrsynth/progs/%.c
+	@mkdir -p $(dir $@)
+	$(LBRSYNTH_CLANG) -O2 -g -fdebug-info-for-profiling -o $@ $<
+
+lbrsynth: $(B)/lbrsynth $(LBRSYNTH_PROGS)
+
+.PHONY: lbrsynth
