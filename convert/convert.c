@@ -4,6 +4,7 @@
 #include "fstree.h"
 #include "estimate.h"
 #include "formats.h"
+#include "lbr.h"
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -51,6 +52,8 @@ struct conv {
 	enum estimator estimator;
 	struct est_table est;
 	uint8_t *consumed;		/* per IP record: counted by the walk */
+	int lbr_mode;			/* the object has branch records */
+	struct lbr_stats lbr;
 };
 
 static void usage(FILE *f)
@@ -402,6 +405,24 @@ static const char *callee_name(struct conv *c, uint32_t obj, uint64_t off)
 
 /* A stack edge becomes a call target at the call's location, in the
  * innermost inlined frame that made the call. */
+/* Branch records: a callee's name only at a function's entry, as
+ * llvm-profgen names call targets. */
+static const char *lbr_callee(void *arg, uint32_t obj, uint64_t off)
+{
+	struct conv *c = arg;
+	struct symbolizer *s = callee_symbolizer(c, obj);
+	const struct load_seg *segs;
+	uint64_t vaddr;
+	int n;
+
+	if (!s)
+		return NULL;
+	segs = sym_segments(s, &n);
+	if (offset_to_vaddr(segs, n, off, &vaddr) || !sym_starts_function(s, vaddr))
+		return NULL;
+	return sym_function_name(s, vaddr);
+}
+
 static void add_edge(struct conv *c, const struct raw_edge *e)
 {
 	const struct sym_result *r = c->res;
@@ -437,8 +458,28 @@ static void add_edge(struct conv *c, const struct raw_edge *e)
 	c->edges_used += e->count;
 }
 
+static void report_lbr(const struct conv *c)
+{
+	const struct lbr_stats *l = &c->lbr;
+
+	fprintf(stderr, "%s: branch records: %" PRIu64 " of %" PRIu64 " ranges used; %" PRIu64 " taken branches (%" PRIu64 " calls, %" PRIu64 " calls into other objects, %" PRIu64 " returns); %zu functions\n",
+		progname, l->range_samples, l->ranges, l->branches, l->calls,
+		l->calls_out, l->returns, c->prof.nfuncs);
+	for (int i = 0; i < LBR_DROP_MAX; i++)
+		if (l->dropped[i])
+			fprintf(stderr, "%s:   %" PRIu64 " ranges dropped: %s\n",
+				progname, l->dropped[i], lbr_drop_name[i]);
+	if (l->branches_dropped)
+		fprintf(stderr, "%s:   %" PRIu64 " branches dropped: outside any loadable segment\n",
+			progname, l->branches_dropped);
+}
+
 static void report(const struct conv *c)
 {
+	if (c->lbr_mode) {
+		report_lbr(c);
+		return;
+	}
 	uint64_t total = raw_get_counter(&c->raw, CNT_SAMPLES);
 
 	fprintf(stderr, "%s: %" PRIu64 " samples of %s (of %" PRIu64 " in the profile); %" PRIu64 " attributed to %zu functions (%.1f%%)\n",
@@ -483,12 +524,23 @@ int cmd_convert(int argc, char **argv)
 	{
 		const struct raw_object *o = &c.raw.objs[c.obj];
 
-		add_ips(&c);
-		for (size_t i = 0; i < o->nedges; i++)
-			add_edge(&c, &o->edges[i]);
+		/* Branch records count executions; where a profile has them,
+		 * they are the profile (IP samples only fill in the report). */
+		c.lbr_mode = o->nranges || o->nbranches;
+		if (c.lbr_mode) {
+			for (size_t i = 0; i < o->nips; i++)
+				c.samples += o->ips[i].count;
+			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr);
+		} else {
+			add_ips(&c);
+			for (size_t i = 0; i < o->nedges; i++)
+				add_edge(&c, &o->edges[i]);
+		}
 	}
 	fs_finish(&c.prof);
-	c.zero_funcs = fs_drop_zero_totals(&c.prof);
+	/* llvm-profgen keeps callees with only a HEAD in LBR mode. */
+	if (!c.lbr_mode)
+		c.zero_funcs = fs_drop_zero_totals(&c.prof);
 	scale_for_format(&c.prof, &c.wo);
 	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;

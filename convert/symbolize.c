@@ -429,7 +429,8 @@ static void build_inl(struct symbolizer *s, struct inl_tree *t)
 		gather_inlined(&die, t, (uint32_t)k, &tmp, &ntmp, &cap, 0);
 		sort(tmp, ntmp, sizeof(*tmp), cmp_inl);
 		grow(&t->range, &t->cap_ranges, t->nranges + ntmp, sizeof(*t->range));
-		memcpy(t->range + t->nranges, tmp, ntmp * sizeof(*tmp));
+		if (ntmp)
+			memcpy(t->range + t->nranges, tmp, ntmp * sizeof(*tmp));
 		t->node[k].first = (uint32_t)t->nranges;
 		t->node[k].n = (uint32_t)ntmp;
 		t->nranges += ntmp;
@@ -681,4 +682,144 @@ long sym_function_by_name(struct symbolizer *s, const char *name)
 		if (!strcmp(func_name(s, s->by_name[h] - 1), name))
 			return (long)(s->by_name[h] - 1);
 	return -1;
+}
+
+/* ---- Instructions and discriminators for branch records (convert/lbr.c) */
+
+/* The kind of a decoded instruction, as llvm-profgen's ProfiledBinary sorts
+ * them (MCInstrDesc isCall, isReturn, isUnconditionalBranch = a direct
+ * jump; any other branch). */
+static unsigned insn_kind(struct symbolizer *s, const cs_insn *insn)
+{
+	if (s->x86) {
+		const cs_x86 *x = &insn->detail->x86;
+
+		if (insn->id == X86_INS_JMP)
+			return x->op_count == 1 && x->operands[0].type == X86_OP_IMM
+				       ? SYM_INSN_JUMP : SYM_INSN_BRANCH;
+	} else {
+		switch (insn->id) {
+		case ARM64_INS_BL:
+		case ARM64_INS_BLR:
+			return SYM_INSN_CALL;
+		case ARM64_INS_RET:
+			return SYM_INSN_RET;
+		case ARM64_INS_B:
+			return insn->detail->arm64.cc == ARM64_CC_INVALID ||
+			       insn->detail->arm64.cc == ARM64_CC_AL
+				       ? SYM_INSN_JUMP : SYM_INSN_BRANCH;
+		}
+	}
+	if (cs_insn_group(s->cs, insn, CS_GRP_CALL))
+		return SYM_INSN_CALL;
+	if (cs_insn_group(s->cs, insn, CS_GRP_RET) ||
+	    cs_insn_group(s->cs, insn, CS_GRP_IRET))
+		return SYM_INSN_RET;
+	if (cs_insn_group(s->cs, insn, CS_GRP_JUMP))
+		return SYM_INSN_BRANCH;
+	return 0;
+}
+
+unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
+{
+	size_t size;
+	const uint8_t *img;
+	uint64_t off;
+	cs_insn *insn;
+	unsigned kind = SYM_INSN_NONE;
+
+	*len = 0;
+	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
+	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
+		return SYM_INSN_NONE;
+	if (cs_disasm(s->cs, img + off, size - off < 16 ? size - off : 16, vaddr,
+		      1, &insn) == 1) {
+		*len = insn->size;
+		kind = insn_kind(s, insn);
+		cs_free(insn, 1);
+	}
+	return kind;
+}
+
+size_t sym_function_insns_kind(struct symbolizer *s, long fn,
+			       void (*cb)(uint64_t vaddr, uint32_t len,
+					  unsigned kind, void *arg),
+			       void *arg)
+{
+	size_t size, n = 0;
+	const uint8_t *img;
+	cs_insn *insn;
+
+	if (!s->cs_ok || fn < 0 || (size_t)fn >= s->nfuncs ||
+	    !(img = (const uint8_t *)elf_rawfile(s->elf, &size)))
+		return 0;
+	insn = cs_malloc(s->cs);
+	for (size_t i = 0; i < s->nranges; i++) {
+		uint64_t off, addr = s->ranges[i].low, hi = s->ranges[i].high;
+
+		if (s->ranges[i].func != (uint32_t)fn)
+			continue;
+		while (addr < hi && !vaddr_to_offset(s->segs, s->nsegs, addr, &off) &&
+		       off < size) {
+			const uint8_t *code = img + off;
+			size_t left = (size_t)(hi - addr) < size - off
+					      ? (size_t)(hi - addr) : size - off;
+			uint64_t a = addr;
+
+			while (cs_disasm_iter(s->cs, &code, &left, &a, insn)) {
+				cb(insn->address, insn->size, insn_kind(s, insn), arg);
+				n++;
+			}
+			addr = a + 1;	/* skip a byte that does not decode */
+		}
+	}
+	cs_free(insn, 1);
+	return n;
+}
+
+uint64_t sym_function_entry(struct symbolizer *s, long fn)
+{
+	return fn >= 0 && (size_t)fn < s->nfuncs ? s->funcs[fn].entry : UINT64_MAX;
+}
+
+/* DILocation::getDuplicationFactorFromDiscriminator: the component after
+ * the base discriminator, prefix-encoded like it. */
+static uint32_t dup_factor(uint32_t d)
+{
+	uint32_t f;
+
+	d = (d & 1) == 0 ? d >> ((d & 0x40) ? 14 : 7) : d >> 1;
+	if (d & 1)
+		return 1;
+	d >>= 1;
+	f = (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+	return f ? f : 1;
+}
+
+uint32_t sym_dup_factor(struct symbolizer *s, uint64_t vaddr)
+{
+	const struct range *rg = find_range(s, vaddr);
+	Dwarf_Die die, cu;
+	Dwarf_Line *line;
+	unsigned disc = 0;
+
+	if (!rg || !s->funcs[rg->func].clang ||
+	    !dwarf_offdie(s->dw, s->funcs[rg->func].die, &die) ||
+	    !dwarf_diecu(&die, &cu, NULL, NULL) ||
+	    !(line = dwarf_getsrc_die(&cu, vaddr)) ||
+	    dwarf_linediscriminator(line, &disc))
+		return 1;
+	return dup_factor(disc);
+}
+
+int sym_starts_function(struct symbolizer *s, uint64_t vaddr)
+{
+	long fn = sym_function_at(s, vaddr);
+	GElf_Off off = 1;
+	GElf_Sym sym;
+
+	if (fn >= 0)
+		return sym_function_entry(s, fn) == vaddr;
+	return dwfl_module_addrinfo(s->mod, vaddr + s->elf_bias, &off, &sym,
+				    NULL, NULL, NULL) && off == 0;
 }

@@ -78,4 +78,33 @@ long sym_function_by_name(struct symbolizer *s, const char *name);
  * getBaseDiscriminatorFromDiscriminator, getUnsignedFromPrefixEncoding). */
 uint32_t sym_base_disc(uint32_t d);
 
+/* ---- For branch records (convert/lbr.c) ---- */
+
+/* Instruction kinds, as llvm-profgen's ProfiledBinary sorts them: a call,
+ * a return, or a direct unconditional jump ends straight-line code. */
+#define SYM_INSN_NONE 0u
+#define SYM_INSN_CALL 1u
+#define SYM_INSN_RET 2u
+#define SYM_INSN_JUMP 4u	/* unconditional direct jump */
+#define SYM_INSN_BRANCH 8u	/* other branches: conditional, indirect */
+
+/* Decode the instruction at vaddr: its kind, and its length in *len (0 if
+ * it does not decode). */
+unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len);
+/* sym_function_insns with each instruction's kind (SYM_INSN_*). */
+size_t sym_function_insns_kind(struct symbolizer *s, long fn,
+			       void (*cb)(uint64_t vaddr, uint32_t len,
+					  unsigned kind, void *arg),
+			       void *arg);
+/* Entry address of function fn (DW_AT_entry_pc, DW_AT_low_pc, else its
+ * lowest range), or UINT64_MAX. */
+uint64_t sym_function_entry(struct symbolizer *s, long fn);
+/* Duplication factor of the line-table discriminator at vaddr (clang:
+ * DILocation::getDuplicationFactorFromDiscriminator; loop unrolling and
+ * vectorization), 1 if none or not clang. */
+uint32_t sym_dup_factor(struct symbolizer *s, uint64_t vaddr);
+/* 1 if vaddr is where a function starts: the entry of a DWARF function,
+ * else (no DWARF there) the start of an ELF symbol; 0 if not. */
+int sym_starts_function(struct symbolizer *s, uint64_t vaddr);
+
 #endif

@@ -1,0 +1,72 @@
+#!/bin/sh
+# The branch-record path end to end, without a PMU: the ptrace synthesizer's
+# samples (tests/lbrsynth) converted by pgoprof must equal llvm-profgen-16's
+# profile of the same samples, line for line, and agree with the exact
+# execution counts (the ground truth) within the sampling error.
+. "$(dirname "$0")/../lib.sh"
+
+PROFGEN=${PROFGEN:-/usr/lib/llvm-16/bin/llvm-profgen}
+D=$WORK/lbrsynth
+if [ ! -x "$D/lbrsynth" ]; then
+	sh "$TOP/tests/lbrsynth/build.sh" "$D" >/dev/null 2>&1 ||
+		{ fail "build lbrsynth"; exit 0; }
+fi
+cd "$D" || exit 1
+
+synth() { # PROG ARGS...: samples every 1009 instructions, 32-entry LBR
+	prog=$1; shift
+	[ -f "$prog.raw" ] && [ -f "$prog.script.txt" ] && [ -f "$prog.truth.raw" ] && return 0
+	./lbrsynth -q -n 1009 -o "$prog" -- "./progs/$prog" "$@" >/dev/null 2>&1
+}
+
+# Lines of a text profile with the call targets to other objects removed:
+# llvm-profgen cannot name callees in shared libraries, pgoprof can.
+strip_external() { # PROFILE BINARY
+	nm --defined-only "$2" | awk '{ print $3 }' >"$2.syms"
+	awk 'NR == FNR { own[$1] = 1; next }
+	     { out = $1; for (i = 2; i <= NF; i++) { split($i, t, ":");
+	       if (i == 2 && $i ~ /^[0-9]+$/) out = out " " $i;
+	       else if (t[1] in own || $i ~ /^[0-9]+$/) out = out " " $i }
+	       match($0, /^ */); printf "%*s%s\n", RLENGTH, "", out }' "$2.syms" "$1"
+}
+
+for p in "loops 3000" "dispatch 2000" "libcall 300"; do
+	set -- $p; prog=$1
+	synth "$@" || { fail "$prog: synthesize"; continue; }
+	"$PGOPROF" convert -q "$prog.raw" --binary "progs/$prog" -f llvm-text -o "$prog.ours.txt"
+	"$PROFGEN" --binary "progs/$prog" --perfscript "$prog.script.txt" --format=text \
+		--output "$prog.ref.txt" >/dev/null 2>&1
+	strip_external "$prog.ours.txt" "progs/$prog" >"$prog.ours.own"
+	strip_external "$prog.ref.txt" "progs/$prog" >"$prog.ref.own"
+	check "$prog: line counts equal llvm-profgen-16's (calls into libc aside)" \
+		cmp "$prog.ours.own" "$prog.ref.own"
+	extra=$(diff "$prog.ours.txt" "$prog.ref.txt" | grep -c '^<')
+	named=$(diff "$prog.ours.txt" "$prog.ref.txt" | grep '^<' | grep -vc '__\|mem\|str\|qsort')
+	check "$prog: every other difference is a named libc call target ($extra lines)" test "$named" -eq 0
+
+	# Ground truth: exact counts, converted by the same max-per-line rule.
+	"$PGOPROF" convert -q "$prog.truth.raw" --binary "progs/$prog" -f llvm-text -o "$prog.truth.txt"
+	# Sampled counts are truth x k: k is the sampling rate, per function
+	# (a sample every N instructions over-weights the code before long
+	# branch-free runs, such as the calls into libc: a bias of LBR
+	# sampling, not of the conversion).  On lines run at least 20% as
+	# often as the function's hottest, each must be within 30% of k x
+	# truth (LBR samples are bursts of 32 correlated branches, so the
+	# error is larger than Poisson's).
+	awk '
+	/^[^ ]/ { split($0, h, ":"); f = h[1]; next }
+	/^ [0-9.]+: [0-9]+/ { sub(":", "", $1); c[FILENAME, f, $1] = $2 }
+	END {
+		for (k in c) { split(k, a, SUBSEP); if (a[1] != ARGV[2]) continue
+			t = c[k]; s = c[ARGV[1], a[2], a[3]]
+			if (t > max[a[2]]) max[a[2]] = t; st[a[2]] += t; ss[a[2]] += s }
+		bad = 0; n = 0
+		for (k in c) { split(k, a, SUBSEP); if (a[1] != ARGV[2] || !ss[a[2]]) continue
+			t = c[k]; if (t < 0.2 * max[a[2]]) continue
+			r = ss[a[2]] / st[a[2]]; s = c[ARGV[1], a[2], a[3]]; n++
+			if (s < 0.7 * r * t || s > 1.3 * r * t) { bad++; print "off:", a[2], a[3], s, t * r } }
+		printf "%d hot lines, %d outside 30%%\n", n, bad; exit bad > 0 || n == 0 }' \
+		"$prog.ours.txt" "$prog.truth.txt" >"$prog.truth.cmp"
+	check "$prog: sampled line counts within 30% of the exact counts ($(tail -n 1 "$prog.truth.cmp"))" \
+		sh -c "! grep -q '^off:\|no counts' $prog.truth.cmp"
+done
