@@ -164,17 +164,22 @@ int outfile_commit(struct outfile *o)
 
 	if (bad) {
 		int e = errno;
+		char *p = xstrdup(o->path);
 
 		outfile_abort(o);
-		errno = e;
-		return err("cannot write %s: %s", o->path ? o->path : "output",
-			   strerror(errno));
+		err("cannot write %s: %s", p, strerror(e ? e : EIO));
+		free(p);
+		return -1;
 	}
 	if (fclose(o->f)) {
-		o->f = NULL;
 		int e = errno;
+		char *p = xstrdup(o->path);
+
+		o->f = NULL;
 		outfile_abort(o);
-		return err("cannot write output: %s", strerror(e));
+		err("cannot write %s: %s", p, strerror(e));
+		free(p);
+		return -1;
 	}
 	o->f = NULL;
 	if (rename(o->tmp, o->path)) {

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Faults: SIGKILL leaves no BPF program behind; a full disk or a read-only
+# directory gives a clear error and no file, whole or partial.
+. "$(dirname "$0")/../lib.sh"
+
+need_root robust || exit 0
+build_workloads || { fail build_workloads; exit 0; }
+cd "$WORK" || exit 1
+
+progs() { bpftool prog show 2>/dev/null | grep -c 'on_sample\|on_lbr_sample'; }
+before=$(progs)
+"$TOP/pgoprof-record" -q -a -o killed.raw 2>/dev/null & rpid=$!
+sleep 1
+during=$(progs)
+kill -KILL $rpid; wait $rpid 2>/dev/null
+# The kernel frees programs after their last reference goes, a little later.
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	after=$(progs); [ "$after" -le "$before" ] && break; sleep 0.5
+done
+check "SIGKILL: no BPF program left (before $before, during $during, after $after)" \
+	sh -c "test $during -gt $before && test $after -eq $before"
+check "SIGKILL: no output file, whole or partial" sh -c "! ls -A | grep -q 'killed.raw'"
+
+# A full disk and a read-only directory, on small tmpfs mounts of our own.
+mkdir -p full ro
+umount full ro 2>/dev/null
+if mount -t tmpfs -o size=8k tmpfs full && mount -t tmpfs -o ro tmpfs ro; then
+	dd if=/dev/zero of=full/filler bs=1k count=8 2>/dev/null
+	"$PGOPROF" record -q -o full/out.raw -- ./hot 1 >/dev/null 2>full.err; rc=$?
+	check "record to a full disk fails clearly (rc=$rc)" sh -c \
+		"test $rc -eq 1 && grep -q 'full/' full.err && ! ls -A full | grep -q out.raw"
+	"$PGOPROF" convert -q hot.raw --binary hot -o full/out.prof 2>fullc.err; rc=$?
+	check "convert to a full disk fails clearly (rc=$rc)" sh -c \
+		"test $rc -eq 1 && grep -q 'out.prof' fullc.err && ! ls -A full | grep -q out.prof"
+	"$PGOPROF" record -q -o ro/out.raw -- ./hot 1 >/dev/null 2>ro.err; rc=$?
+	check "record into a read-only directory fails clearly (rc=$rc)" sh -c \
+		"test $rc -eq 1 && grep -q 'Read-only file system' ro.err"
+	umount full ro
+else
+	fail "mount tmpfs for the full-disk tests"
+fi
