@@ -23,11 +23,15 @@ endif
 LIB_SRC := lib/util.c lib/bytes.c
 RAW_SRC := raw/rawprof.c raw/rawio.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
-	   collector/buildid.c collector/probe.c
+	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
+	   collector/unwind.c collector/unwind_fp.c collector/stacktab.c \
+	   collector/privdrop.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
-CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c
+CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
+	   cli/import.c
+IMPORT_SRC := import/perfdata.c collector/mappings.c collector/buildid.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
@@ -53,9 +57,9 @@ $(B)/record.skel.h: $(B)/record.bpf.o
 $(B)/collector/record.o: $(B)/record.skel.h
 
 pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
-	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz
+	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(RAW_SRC) $(LIB_SRC))
+pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
@@ -69,7 +73,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c \
-	       collector/probe.c
+	       collector/probe.c $(IMPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c

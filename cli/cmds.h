@@ -9,5 +9,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
 	{ "convert", cmd_convert, "write a compiler's sample profile for one binary" },
 	{ "show", cmd_show, "print a raw profile as text" },
 	{ "merge", cmd_merge, "add profiles together (raw: exactly), or convert formats" },
+	{ "import", cmd_import, "turn a perf.data file (perf record -g or -b) into a raw profile" },
 	{ "check", cmd_check, "tell how well a profile fits a binary" },
 };
 

@@ -280,7 +280,8 @@ static void sort_objects(struct raw_profile *p)
 	uint32_t *newidx = xcalloc(p->nobjs, sizeof(*newidx));
 	struct raw_object *old = xmalloc(p->nobjs * sizeof(*old));
 
-	memcpy(old, p->objs, p->nobjs * sizeof(*old));
+	if (p->nobjs)
+		memcpy(old, p->objs, p->nobjs * sizeof(*old));
 	sort(p->objs, p->nobjs, sizeof(*p->objs), cmp_obj);
 	for (size_t i = 0; i < p->nobjs; i++)
 		newidx[i] = (uint32_t)raw_find_object(p, old[i].build_id,

@@ -70,3 +70,15 @@ for p in "loops 3000" "dispatch 2000" "libcall 300"; do
 	check "$prog: sampled line counts within 30% of the exact counts ($(tail -n 1 "$prog.truth.cmp"))" \
 		sh -c "! grep -q '^off:\|no counts' $prog.truth.cmp"
 done
+
+# pgoprof import of the synthesizer's perf.data gives the same raw profile
+# (objects, IPs, ranges, branches and the sample count) as its direct path.
+for prog in loops dispatch libcall; do
+	[ -f "$prog.perf.data" ] || continue
+	"$PGOPROF" import -q "$prog.perf.data" -o "$prog.imported.raw"
+	"$PGOPROF" show "$prog.raw" | grep -v '^meta\|^counter\|^#' >"$prog.direct.show"
+	"$PGOPROF" show "$prog.imported.raw" | grep -v '^meta\|^counter\|^#' >"$prog.imported.show"
+	check "$prog: import of perf.data equals the direct raw profile" sh -c \
+		"cmp $prog.direct.show $prog.imported.show &&
+		 test \"\$('$PGOPROF' show $prog.raw | grep samples.taken)\" = \"\$('$PGOPROF' show $prog.imported.raw | grep samples.taken)\""
+done

@@ -1,0 +1,177 @@
+/* pgoprof import: a perf.data file (perf record -g, perf record -b) as a raw
+ * profile. */
+#include "cmds.h"
+#include "../import/perfdata.h"
+#include "../lib/util.h"
+#include "../raw/rawprof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--no-local-files] [-q] PERF.DATA\n\n"
+		   "Turn a perf.data file from 'perf record -g' (call chains by frame\n"
+		   "pointers) or 'perf record -b' (branch stacks: LBR, BRS, BRBE) into a\n"
+		   "raw profile: IP samples, call edges, and for branch stacks the taken\n"
+		   "branches and fall-through ranges, at file offsets of objects named by\n"
+		   "build-ID.  Every process counts, wherever its objects were loaded.\n"
+		   "PERF.DATA may be '-' for a pipe ('perf record -o - ... | pgoprof import -').\n\n"
+		   "  -o, --output RAW      the raw profile (default pgoprof.raw, written\n"
+		   "                        atomically)\n"
+		   "  -e, --event EVENT     only the samples of this event (perf's name, as\n"
+		   "                        'perf report --header-only' prints it); default:\n"
+		   "                        every event's\n"
+		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
+		   "                        a mapping whose build-ID is not in PERF.DATA (MMAP2\n"
+		   "                        record or build-ID table) stays unattributed\n"
+		   "  -q, --quiet           no summary line\n");
+}
+
+/* The file mapped (or read, for a pipe).  *mapped tells which to undo. */
+static uint8_t *load(const char *path, size_t *len, int *mapped)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd;
+
+	*mapped = 0;
+	if (!strcmp(path, "-"))
+		return read_whole_file("/dev/stdin", len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err("%s is a directory: perf.data directories ('perf record --threads') are not supported",
+		    path);
+		close(fd);
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (buf != MAP_FAILED) {
+			close(fd);
+			*len = (size_t)st.st_size;
+			*mapped = 1;
+			return buf;
+		}
+	}
+	close(fd);
+	return read_whole_file(path, len);
+}
+
+static void report(const struct raw_profile *p, const char *out)
+{
+	uint64_t unattr = 0, local = raw_get_counter(p, "import.build_id_from_file");
+	char line[1024];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const char *name = p->counters[i].name;
+
+		if (strncmp(name, CNT_UNATTR, strlen(CNT_UNATTR)) ||
+		    !p->counters[i].value)
+			continue;
+		unattr += p->counters[i].value;
+		n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+				      "%s%" PRIu64 " %s", n ? ", " : "",
+				      p->counters[i].value, name + strlen(CNT_UNATTR));
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+	}
+	fprintf(stderr, "%s: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
+		" unattributed%s%s%s, %zu objects (mode %s)\n",
+		progname, out, raw_get_counter(p, CNT_SAMPLES),
+		raw_get_counter(p, CNT_LOST), unattr, n ? " (" : "",
+		n ? line : "", n ? ")" : "", p->nobjs,
+		raw_get_meta(p, "mode") ? raw_get_meta(p, "mode") : "?");
+	if (local)
+		fprintf(stderr, "%s: the build-IDs of %" PRIu64 " object%s came from files on this machine, "
+			"not from the perf.data file; they are right only if those files are the ones that ran "
+			"(--no-local-files refuses them)\n",
+			progname, local, local == 1 ? "" : "s");
+	if (raw_get_counter(p, "import.unknown_records"))
+		fprintf(stderr, "%s: skipped %" PRIu64 " records of unknown types\n", progname,
+			raw_get_counter(p, "import.unknown_records"));
+	if (raw_get_counter(p, "import.user_stack_not_unwound"))
+		fprintf(stderr, "%s: %" PRIu64 " samples carry a copy of the user stack (--call-graph dwarf), "
+			"which is not unwound: they give IP samples but no call edges; record with "
+			"--call-graph fp (-g) for edges\n", progname,
+			raw_get_counter(p, "import.user_stack_not_unwound"));
+	if (raw_get_counter(p, "import.lbr_call_stack_not_used"))
+		fprintf(stderr, "%s: %" PRIu64 " samples have an LBR call stack (--call-graph lbr), "
+			"which is not used: record with -b for branch records or -g for call chains\n",
+			progname, raw_get_counter(p, "import.lbr_call_stack_not_used"));
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "no-local-files", no_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct perfdata_options opt = { 0 };
+	const char *out = "pgoprof.raw", *in;
+	struct raw_profile prof;
+	uint8_t *buf;
+	size_t len = 0;
+	int c, quiet = 0, mapped, rc;
+
+	while ((c = getopt_long(argc, argv, "o:e:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'e':
+			opt.event = optarg;
+			break;
+		case 'L':
+			opt.no_local_files = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		err(optind == argc ? "give the perf.data file to import" :
+		    "give one perf.data file (merge raw profiles with 'pgoprof merge')");
+		usage(stderr);
+		return 2;
+	}
+	in = argv[optind];
+	buf = load(in, &len, &mapped);
+	if (!buf)
+		return 1;
+	raw_init(&prof);
+	rc = perfdata_import(&prof, buf, len, in, &opt) ? 1 : 0;
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
+	if (!rc && raw_write_file(&prof, out))
+		rc = 1;
+	if (!rc && !quiet)
+		report(&prof, out);
+	raw_free(&prof);
+	return rc;
+}

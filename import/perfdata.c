@@ -1,0 +1,1735 @@
+/* perf.data -> raw profile.  Layouts: tools/perf/Documentation/
+ * perf.data-file-format.txt, tools/perf/util/header.c (file header, attrs,
+ * feature sections, HEADER_BUILD_ID with PERF_RECORD_MISC_BUILD_ID_SIZE),
+ * tools/perf/util/session.c and ordered-events.c (record order), and
+ * include/uapi/linux/perf_event.h (records, sample layout, sample_id_all).
+ * All integers little-endian; big-endian files are refused. */
+#include <linux/types.h>
+#include "../bpf/record.h"	/* MAX_STACK_DEPTH: the collector's stack depth */
+#include "perfdata.h"
+#include "../collector/buildid.h"
+#include "../collector/mappings.h"
+#include "../lib/bytes.h"
+#include "../lib/util.h"
+#include "../version.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- constants of the format (perf_event.h, perf's header.h/event.h) ---- */
+
+#define PERF_MAGIC2 0x32454c4946524550ULL	/* "PERFILE2" read as LE u64 */
+#define PERF_MAGIC2_SWAPPED 0x50455246494c4532ULL
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define ATTR_SIZE_VER0 64
+
+enum {
+	REC_MMAP = 1, REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4,
+	REC_THROTTLE = 5, REC_UNTHROTTLE = 6, REC_FORK = 7, REC_READ = 8,
+	REC_SAMPLE = 9, REC_MMAP2 = 10, REC_AUX = 11, REC_ITRACE_START = 12,
+	REC_LOST_SAMPLES = 13, REC_SWITCH = 14, REC_SWITCH_CPU_WIDE = 15,
+	REC_NAMESPACES = 16, REC_KSYMBOL = 17, REC_BPF_EVENT = 18,
+	REC_CGROUP = 19, REC_TEXT_POKE = 20, REC_AUX_OUTPUT_HW_ID = 21,
+	REC_KERNEL_MAX = 21,
+	/* synthesized by perf */
+	REC_HEADER_ATTR = 64, REC_HEADER_EVENT_TYPE = 65,
+	REC_HEADER_TRACING_DATA = 66, REC_HEADER_BUILD_ID = 67,
+	REC_FINISHED_ROUND = 68, REC_ID_INDEX = 69, REC_AUXTRACE_INFO = 70,
+	REC_AUXTRACE = 71, REC_AUXTRACE_ERROR = 72, REC_THREAD_MAP = 73,
+	REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
+	REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78, REC_TIME_CONV = 79,
+	REC_HEADER_FEATURE = 80, REC_COMPRESSED = 81, REC_FINISHED_INIT = 82,
+	REC_USER_MAX = 82,
+};
+
+enum {
+	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3,
+	S_READ = 1 << 4, S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7,
+	S_PERIOD = 1 << 8, S_STREAM_ID = 1 << 9, S_RAW = 1 << 10,
+	S_BRANCH_STACK = 1 << 11, S_REGS_USER = 1 << 12,
+	S_STACK_USER = 1 << 13, S_IDENTIFIER = 1 << 16,
+};
+
+enum {	/* read_format */
+	RF_TOTAL_TIME_ENABLED = 1, RF_TOTAL_TIME_RUNNING = 2, RF_ID = 4,
+	RF_GROUP = 8, RF_LOST = 16,
+};
+
+/* perf_event_attr bit fields (the u64 at byte 40) */
+#define A_FREQ (1ULL << 10)
+#define A_SAMPLE_ID_ALL (1ULL << 18)
+#define A_BUILD_ID (1ULL << 34)
+
+/* branch_sample_type */
+#define BR_ANY (1ULL << 3)
+#define BR_CALL_STACK (1ULL << 11)
+#define BR_HW_INDEX (1ULL << 17)
+
+#define MISC_CPUMODE_MASK 7
+#define MISC_KERNEL 1
+#define MISC_USER 2
+#define MISC_HYPERVISOR 3
+#define MISC_GUEST_KERNEL 4
+#define MISC_GUEST_USER 5
+#define MISC_MMAP_DATA (1 << 13)
+#define MISC_COMM_EXEC (1 << 13)
+#define MISC_MMAP_BUILD_ID (1 << 14)
+#define MISC_BUILD_ID_SIZE (1 << 15)
+
+#define CONTEXT_USER ((uint64_t)-512)
+#define CONTEXT_MAX ((uint64_t)-4095)
+
+#define PROT_EXEC_BIT 4
+
+enum {	/* feature bits */
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5, FEAT_ARCH = 6, FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12, FEAT_SAMPLE_TIME = 21,
+};
+
+#define EVENT_UPDATE_NAME 2
+#define NO_TIME UINT64_MAX
+
+/* ---- the importer ---- */
+
+struct pattr {
+	uint32_t type, size;
+	uint64_t config, period, sample_type, read_format, flags, branch_type;
+	char *name;
+	int selected;
+	uint64_t samples;
+};
+
+struct idmap {
+	uint64_t id;
+	uint32_t attr;
+};
+
+/* A string-keyed hash table (file names). */
+struct strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+struct bid {		/* a build-ID from HEADER_BUILD_ID or the local file */
+	uint8_t id[RAW_BUILD_ID_MAX];
+	uint32_t len;	/* 0: the local file has none */
+	int32_t pid;
+};
+
+struct qent {
+	uint64_t time, off;
+};
+
+struct pidkey {
+	uint32_t pid;
+	int32_t key;	/* 0: free slot */
+};
+
+struct agg {
+	uint64_t a, b, count;
+	uint32_t obj, obj2;
+	uint8_t kind;	/* 0: free slot */
+};
+
+struct imp {
+	struct raw_profile *prof;
+	const struct perfdata_options *opt;
+	const uint8_t *buf;
+	size_t len;
+	const char *name;
+	int failed, pipe, unfinished, warned_partial;
+
+	struct pattr *attrs;
+	size_t nattrs, cap_attrs;
+	struct idmap *ids;
+	size_t nids, cap_ids;
+	int ids_sorted;
+
+	struct strmap bid_index;	/* HEADER_BUILD_ID by file name */
+	struct bid *bids;
+	size_t nbids, cap_bids;
+	struct strmap file_index;	/* build-IDs read from local files */
+	struct bid *fids;
+	size_t nfids, cap_fids;
+
+	char *hostname, *osrelease, *version, *arch, *cmdline;
+	uint64_t first_time, last_time;	/* HEADER_SAMPLE_TIME */
+	int have_sample_time;
+
+	struct maptable maps;
+	struct pidkey *keys;
+	size_t cap_keys, nkeys_used;
+	int32_t next_key;
+	uint32_t no_id_obj;		/* sentinel object: mapping without build-ID */
+	int have_no_id_obj;
+
+	int ordered, build_id_attr;
+	struct qent *q;
+	size_t nq, cap_q;
+	uint64_t next_flush, max_time;
+
+	uint64_t taken, lost_records, lost_samples, unknown_records;
+	uint64_t unknown_id, other_samples, dwarf_stacks, call_stack_lbr;
+	uint64_t no_ranges_filter, bad_build_id_flag;
+	uint64_t tmin, tmax;
+
+	struct agg *agg;
+	size_t nagg, cap_agg;
+	uint64_t unattr[UNATTR_MAX], kernel, guest, no_user_stack;
+	uint64_t edges_unattr, branches_unattr, ranges_unattr;
+};
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* "NAME: byte OFF: message", once. */
+static int fail(struct imp *m, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct imp *m, size_t off, const char *fmt, ...)
+{
+	struct rbuf r;
+	char msg[256];
+	va_list ap;
+
+	if (m->failed)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rb_init(&r, m->buf, m->len, m->name);
+	r.pos = off;
+	rb_fail(&r, "%s", msg);
+	m->failed = 1;
+	return -1;
+}
+
+/* A reader over [off, end) of the file, with absolute offsets. */
+static void reader(struct imp *m, struct rbuf *r, size_t off, size_t end)
+{
+	rb_init(r, m->buf, end, m->name);
+	r->pos = off;
+}
+
+static int check_reader(struct imp *m, const struct rbuf *r)
+{
+	if (r->failed)
+		m->failed = 1;
+	return r->failed ? -1 : 0;
+}
+
+/* [off, off+size) inside the file?  field is where the pair is stored. */
+static int check_section(struct imp *m, size_t field, uint64_t off,
+			 uint64_t size, const char *what)
+{
+	if (off > m->len || size > m->len - off)
+		return fail(m, field, "%s (offset %" PRIu64 ", %" PRIu64
+			    " bytes) runs past the end of the file (%zu bytes)",
+			    what, off, size, m->len);
+	return 0;
+}
+
+/* ---- string map ---- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
+{
+	if (!t->cap)
+		return 0;
+	for (size_t i = hash_str(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->keys[i])
+			return 0;
+		if (!strcmp(t->keys[i], key)) {
+			*val = t->vals[i];
+			return 1;
+		}
+	}
+}
+
+static void strmap_put(struct strmap *t, const char *key, uint32_t val);
+
+static void strmap_grow(struct strmap *t)
+{
+	struct strmap old = *t;
+
+	t->cap = old.cap ? old.cap * 2 : 64;
+	t->keys = xcalloc(t->cap, sizeof(*t->keys));
+	t->vals = xcalloc(t->cap, sizeof(*t->vals));
+	t->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i]) {
+			strmap_put(t, old.keys[i], old.vals[i]);
+			free(old.keys[i]);
+		}
+	free(old.keys);
+	free(old.vals);
+}
+
+/* Insert or replace. */
+static void strmap_put(struct strmap *t, const char *key, uint32_t val)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap)
+		strmap_grow(t);
+	for (i = hash_str(key) & (t->cap - 1); t->keys[i];
+	     i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->keys[i], key)) {
+			t->vals[i] = val;
+			return;
+		}
+	t->keys[i] = xstrdup(key);
+	t->vals[i] = val;
+	t->n++;
+}
+
+static void strmap_free(struct strmap *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->vals);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- process keys: a pid names a new address space after fork or exec ---- */
+
+static struct pidkey *pid_slot(struct imp *m, uint32_t pid)
+{
+	size_t i;
+
+	if (!m->cap_keys)
+		return NULL;
+	for (i = (pid * 2654435761u) & (m->cap_keys - 1); m->keys[i].key;
+	     i = (i + 1) & (m->cap_keys - 1))
+		if (m->keys[i].pid == pid)
+			return &m->keys[i];
+	return &m->keys[i];
+}
+
+/* The maptable key of pid's current address space, or 0 if none. */
+static int32_t key_of(struct imp *m, uint32_t pid)
+{
+	struct pidkey *s = pid_slot(m, pid);
+
+	return s ? s->key : 0;
+}
+
+/* A fresh address space for pid.  The keys are negative, so that the
+ * maptable never looks at /proc/KEY of this machine. */
+static int32_t new_key(struct imp *m, uint32_t pid)
+{
+	struct pidkey *s;
+
+	if (2 * (m->nkeys_used + 1) > m->cap_keys) {
+		struct pidkey *old = m->keys;
+		size_t oldcap = m->cap_keys;
+
+		m->cap_keys = oldcap ? oldcap * 2 : 256;
+		m->keys = xcalloc(m->cap_keys, sizeof(*m->keys));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				*pid_slot(m, old[i].pid) = old[i];
+		free(old);
+	}
+	s = pid_slot(m, pid);
+	if (!s->key)
+		m->nkeys_used++;
+	s->pid = pid;
+	s->key = --m->next_key;
+	return s->key;
+}
+
+/* ---- attributes ---- */
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses",
+	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend", "ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches",
+	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+};
+
+static char *default_name(const struct pattr *a)
+{
+	char buf[64];
+
+	if (a->type == 0 && a->config < ARRAY_SIZE(hw_names))
+		return xstrdup(hw_names[a->config]);
+	if (a->type == 1 && a->config < ARRAY_SIZE(sw_names))
+		return xstrdup(sw_names[a->config]);
+	snprintf(buf, sizeof(buf), "type %u config 0x%" PRIx64, a->type, a->config);
+	return xstrdup(buf);
+}
+
+/* Parse a perf_event_attr at off, at most avail bytes; returns its size
+ * (attr.size, 64 if 0), or 0 on error. */
+static size_t parse_attr(struct imp *m, size_t off, size_t avail,
+			 struct pattr *a)
+{
+	const uint8_t *p;
+	uint32_t size;
+
+	memset(a, 0, sizeof(*a));
+	if (avail < ATTR_SIZE_VER0) {
+		fail(m, off, "truncated: need %d bytes for an event attribute, %zu left",
+		     ATTR_SIZE_VER0, avail);
+		return 0;
+	}
+	p = m->buf + off;
+	size = get32(p + 4);
+	if (size == 0)
+		size = ATTR_SIZE_VER0;
+	if (size < ATTR_SIZE_VER0 || size > avail) {
+		fail(m, off + 4, "event attribute size %u is not in %d..%zu",
+		     size, ATTR_SIZE_VER0, avail);
+		return 0;
+	}
+	a->type = get32(p);
+	a->size = size;
+	a->config = get64(p + 8);
+	a->period = get64(p + 16);
+	a->sample_type = get64(p + 24);
+	a->read_format = get64(p + 32);
+	a->flags = get64(p + 40);
+	if (size >= 80)
+		a->branch_type = get64(p + 72);
+	return size;
+}
+
+static void add_id(struct imp *m, uint64_t id, uint32_t attr)
+{
+	grow(&m->ids, &m->cap_ids, m->nids + 1, sizeof(*m->ids));
+	m->ids[m->nids++] = (struct idmap){ id, attr };
+	m->ids_sorted = 0;
+}
+
+static int cmp_idmap(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->attr < y->attr ? -1 : x->attr > y->attr;
+}
+
+static int attr_by_id(struct imp *m, uint64_t id)
+{
+	size_t lo = 0, hi;
+
+	if (!m->ids_sorted) {
+		sort(m->ids, m->nids, sizeof(*m->ids), cmp_idmap);
+		m->ids_sorted = 1;
+	}
+	hi = m->nids;
+	while (lo < hi) {	/* the first entry with this id */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nids && m->ids[lo].id == id ? (int)m->ids[lo].attr : -1;
+}
+
+static struct pattr *new_attr(struct imp *m)
+{
+	grow(&m->attrs, &m->cap_attrs, m->nattrs + 1, sizeof(*m->attrs));
+	return &m->attrs[m->nattrs++];
+}
+
+/* The event attribute of a record (perf's evlist__event2evsel): by the
+ * IDENTIFIER or ID field when there are several.  -1: unknown ID. */
+static int attr_of(struct imp *m, size_t off, size_t size, uint32_t type)
+{
+	const struct pattr *a0 = &m->attrs[0];
+	uint64_t st = a0->sample_type;
+	size_t at;
+
+	if (m->nattrs == 1)
+		return 0;
+	if (type == REC_SAMPLE) {
+		if (st & S_IDENTIFIER)
+			at = 8;
+		else if (st & S_ID)
+			at = 8 + 8 * (!!(st & S_IP) + !!(st & S_TID) +
+				      !!(st & S_TIME) + !!(st & S_ADDR));
+		else
+			return 0;
+	} else {
+		if (!(a0->flags & A_SAMPLE_ID_ALL))
+			return 0;
+		if (st & S_IDENTIFIER)
+			at = 8;
+		else if (st & S_ID)
+			at = 8 * (1 + !!(st & S_STREAM_ID) + !!(st & S_CPU));
+		else
+			return 0;
+		if (at > size - 8)
+			return 0;
+		at = size - at;
+	}
+	if (at + 8 > size)
+		return -1;
+	return attr_by_id(m, get64(m->buf + off + at));
+}
+
+/* ---- feature sections ---- */
+
+/* A perf_header_string at r: u32 length, then that many bytes, the text
+ * ending at the first NUL.  Returns a malloc'd copy or NULL. */
+static char *read_hstring(struct rbuf *r)
+{
+	uint32_t n = rb_u32(r);
+	const uint8_t *p;
+	size_t l;
+	char *s;
+
+	if (!r->failed && n > r->len - r->pos) {
+		r->pos -= 4;
+		rb_fail(r, "string of %u bytes runs past the end of its section", n);
+		return NULL;
+	}
+	p = rb_bytes(r, n);
+	if (!p)
+		return NULL;
+	l = strnlen((const char *)p, n);
+	s = xmalloc(l + 1);
+	memcpy(s, p, l);
+	s[l] = '\0';
+	return s;
+}
+
+static void set_str(char **dst, char *s)
+{
+	free(*dst);
+	*dst = s;
+}
+
+/* One HEADER_BUILD_ID entry (file feature or record 67) at [off, off+size). */
+static int add_build_id_entry(struct imp *m, size_t off, size_t size,
+			      uint16_t misc)
+{
+	const uint8_t *p = m->buf + off;
+	struct bid b = { 0 };
+	uint32_t old, len = 20;
+	size_t namelen;
+	char *name;
+
+	if (size < 36)
+		return fail(m, off + 6, "build-ID record of %zu bytes (at least 36)", size);
+	if (misc & MISC_BUILD_ID_SIZE)
+		len = p[8 + 4 + 20];
+	if (len > 20)
+		len = 20;
+	b.pid = (int32_t)get32(p + 8);
+	memcpy(b.id, p + 12, len);
+	b.len = len;
+	namelen = strnlen((const char *)p + 36, size - 36);
+	if (!len || !namelen)
+		return 0;
+	name = xmalloc(namelen + 1);
+	memcpy(name, p + 36, namelen);
+	name[namelen] = '\0';
+	/* The host's entry (pid -1) wins over a guest machine's. */
+	if (!strmap_find(&m->bid_index, name, &old) ||
+	    (m->bids[old].pid != -1 && b.pid == -1)) {
+		grow(&m->bids, &m->cap_bids, m->nbids + 1, sizeof(*m->bids));
+		m->bids[m->nbids] = b;
+		strmap_put(&m->bid_index, name, (uint32_t)m->nbids++);
+	}
+	free(name);
+	return 0;
+}
+
+static int feat_build_id(struct imp *m, size_t off, size_t end)
+{
+	while (!m->failed && end - off >= 8) {
+		uint16_t size = get16(m->buf + off + 6);
+
+		if (size > end - off)
+			return fail(m, off + 6, "build-ID record of %u bytes runs past the end of its section (%zu bytes left)",
+				    size, end - off);
+		if (add_build_id_entry(m, off, size, get16(m->buf + off + 4)))
+			return -1;
+		off += size;
+	}
+	return m->failed ? -1 : 0;
+}
+
+static int feat_event_desc(struct imp *m, size_t off, size_t end)
+{
+	struct rbuf r;
+	uint32_t nr, asize;
+
+	reader(m, &r, off, end);
+	nr = rb_u32(&r);
+	asize = rb_u32(&r);
+	for (uint32_t i = 0; i < nr && !r.failed; i++) {
+		uint32_t nids;
+		char *name;
+		int ai = -1;
+
+		if (!rb_bytes(&r, asize))
+			break;
+		nids = rb_u32(&r);
+		name = read_hstring(&r);
+		if (!r.failed && nids > (r.len - r.pos) / 8)
+			rb_fail(&r, "%u event IDs run past the end of the section", nids);
+		if (r.failed) {
+			free(name);
+			break;
+		}
+		/* The attribute: by its first ID, else by position. */
+		if (nids)
+			ai = attr_by_id(m, get64(m->buf + r.pos));
+		if (ai < 0 && i < m->nattrs && nr == m->nattrs)
+			ai = (int)i;
+		r.pos += (size_t)nids * 8;
+		if (ai >= 0 && name && name[0])
+			set_str(&m->attrs[ai].name, name);
+		else
+			free(name);
+	}
+	return check_reader(m, &r);
+}
+
+static int process_feature(struct imp *m, int feat, size_t off, size_t size)
+{
+	size_t end = off + size;
+	struct rbuf r;
+
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		return feat_build_id(m, off, end);
+	case FEAT_HOSTNAME:
+	case FEAT_OSRELEASE:
+	case FEAT_VERSION:
+	case FEAT_ARCH: {
+		char **dst = feat == FEAT_HOSTNAME ? &m->hostname :
+			     feat == FEAT_OSRELEASE ? &m->osrelease :
+			     feat == FEAT_VERSION ? &m->version : &m->arch;
+
+		reader(m, &r, off, end);
+		set_str(dst, read_hstring(&r));
+		return check_reader(m, &r);
+	}
+	case FEAT_CMDLINE: {
+		char line[512] = "";
+		size_t n = 0;
+		uint32_t nr;
+
+		reader(m, &r, off, end);
+		nr = rb_u32(&r);
+		for (uint32_t i = 0; i < nr && !r.failed; i++) {
+			char *s = read_hstring(&r);
+
+			if (s && n < sizeof(line) - 1)
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+						      "%s%s", n ? " " : "", s);
+			if (n > sizeof(line) - 1)
+				n = sizeof(line) - 1;
+			free(s);
+		}
+		if (!r.failed)
+			set_str(&m->cmdline, xstrdup(line));
+		return check_reader(m, &r);
+	}
+	case FEAT_EVENT_DESC:
+		return feat_event_desc(m, off, end);
+	case FEAT_SAMPLE_TIME:
+		reader(m, &r, off, end);
+		m->first_time = rb_u64(&r);
+		m->last_time = rb_u64(&r);
+		m->have_sample_time = !r.failed;
+		return check_reader(m, &r);
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+struct rec {
+	size_t off;		/* the record header */
+	uint32_t type;
+	uint16_t misc, size;
+	size_t next;		/* where the next record starts */
+};
+
+/* A file that perf did not finish may end inside a record: the records
+ * before it are read, with a warning. */
+static int partial(struct imp *m, size_t off)
+{
+	if (!m->unfinished)
+		return 0;
+	if (!m->warned_partial)
+		warnx("%s: byte %zu: the file ends inside a record; reading the records before it",
+		      m->name, off);
+	m->warned_partial = 1;
+	return 1;
+}
+
+/* The record at off of the stream [.., end), checked: 0, or 1 at the end
+ * of an unfinished file, or -1 after the error message. */
+static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
+{
+	const uint8_t *p = m->buf + off;
+	uint64_t extra = 0;
+
+	if (end - off < 8)
+		return partial(m, off) ? 1 :
+		       fail(m, off, "truncated: need 8 bytes for a record header, %zu left",
+			    end - off);
+	rc->off = off;
+	rc->type = get32(p);
+	rc->misc = get16(p + 4);
+	rc->size = get16(p + 6);
+	if (rc->size < 8)
+		return fail(m, off + 6, "record size %u is smaller than its 8-byte header",
+			    rc->size);
+	if (rc->size > end - off)
+		return partial(m, off) ? 1 :
+		       fail(m, off + 6, "record of %u bytes runs past the end of the data (%zu bytes left)",
+			    rc->size, end - off);
+	/* Two user records carry a payload after themselves. */
+	if (rc->type == REC_AUXTRACE && rc->size >= 16)
+		extra = get64(p + 8);
+	else if (rc->type == REC_HEADER_TRACING_DATA && rc->size >= 12)
+		extra = get32(p + 8);
+	if (extra > end - off - rc->size)
+		return partial(m, off) ? 1 : fail(m, off + 8, "payload of %" PRIu64 " bytes runs past the end of the data (%zu bytes left)",
+			    extra, end - off - rc->size);
+	rc->next = off + rc->size + (size_t)extra;
+	return 0;
+}
+
+/* Pass 1: what the samples need before they are read: attributes and
+ * features (pipe mode), build-IDs (perf inject -b, pipe mode), event names. */
+static int scan_records(struct imp *m, size_t off, size_t end)
+{
+	struct rec rc;
+
+	for (; off < end && !m->failed; off = rc.next) {
+		int r = read_rec(m, off, end, &rc);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+		switch (rc.type) {
+		case REC_HEADER_ATTR: {	/* pipe mode */
+			struct pattr a;
+			size_t asize;
+			uint32_t ai = (uint32_t)m->nattrs;
+
+			if (!m->pipe)
+				break;
+			asize = parse_attr(m, off + 8, rc.size - 8, &a);
+			if (!asize)
+				return -1;
+			*new_attr(m) = a;
+			for (size_t at = off + 8 + asize; at + 8 <= off + rc.size; at += 8)
+				add_id(m, get64(m->buf + at), ai);
+			break;
+		}
+		case REC_HEADER_FEATURE:
+			if (rc.size < 16)
+				return fail(m, off + 6, "feature record of %u bytes (at least 16)", rc.size);
+			if (process_feature(m, (int)get64(m->buf + off + 8), off + 16,
+					    rc.size - 16))
+				return -1;
+			break;
+		case REC_HEADER_BUILD_ID:
+			if (add_build_id_entry(m, off, rc.size, rc.misc))
+				return -1;
+			break;
+		case REC_COMPRESSED:
+			return fail(m, off, "zstd-compressed records (perf record -z) are not supported; "
+				    "record without -z");
+		}
+	}
+	return m->failed ? -1 : 0;
+}
+
+/* EVENT_UPDATE name records (pipe mode) once the attributes are known. */
+static void scan_event_names(struct imp *m, size_t off, size_t end)
+{
+	struct rec rc;
+
+	for (; off < end; off = rc.next) {
+		if (read_rec(m, off, end, &rc))
+			return;
+		if (rc.type == REC_EVENT_UPDATE && rc.size > 24 &&
+		    get64(m->buf + off + 8) == EVENT_UPDATE_NAME) {
+			int ai = attr_by_id(m, get64(m->buf + off + 16));
+			size_t n = strnlen((const char *)m->buf + off + 24, rc.size - 24);
+
+			if (ai >= 0 && n) {
+				char *s = xmalloc(n + 1);
+
+				memcpy(s, m->buf + off + 24, n);
+				s[n] = '\0';
+				set_str(&m->attrs[ai].name, s);
+			}
+		}
+	}
+}
+
+/* The timestamp of a kernel record for ordering, or NO_TIME. */
+static uint64_t rec_time(struct imp *m, const struct rec *rc)
+{
+	int ai = attr_of(m, rc->off, rc->size, rc->type);
+	const struct pattr *a;
+	uint64_t st;
+	size_t at;
+
+	if (ai < 0)
+		return NO_TIME;
+	a = &m->attrs[ai];
+	st = a->sample_type;
+	if (!(st & S_TIME))
+		return NO_TIME;
+	if (rc->type == REC_SAMPLE) {
+		at = 8 + 8 * (!!(st & S_IDENTIFIER) + !!(st & S_IP) + !!(st & S_TID));
+	} else {
+		size_t back = 8 * (1 + !!(st & S_ID) + !!(st & S_STREAM_ID) +
+				   !!(st & S_CPU) + !!(st & S_IDENTIFIER));
+
+		if (!(a->flags & A_SAMPLE_ID_ALL) || back > rc->size - 8u)
+			return NO_TIME;
+		at = rc->size - back;
+	}
+	if (at + 8 > rc->size)
+		return NO_TIME;
+	return get64(m->buf + rc->off + at);
+}
+
+/* ---- mappings ---- */
+
+static uint32_t no_id_object(struct imp *m)
+{
+	/* A build-ID no linker makes (64 bytes of 0xff): resolve() turns it
+	 * into no_build_id, and it never gets samples, so that
+	 * raw_drop_empty_objects() removes it. */
+	if (!m->have_no_id_obj) {
+		uint8_t id[RAW_BUILD_ID_MAX];
+
+		memset(id, 0xff, sizeof(id));
+		m->no_id_obj = raw_object(m->prof, id, sizeof(id), "");
+		m->have_no_id_obj = 1;
+	}
+	return m->no_id_obj;
+}
+
+/* The build-ID of the file at path on this machine (cached); len 0 if none. */
+static const struct bid *local_build_id(struct imp *m, const char *path)
+{
+	uint32_t i;
+	struct bid b = { 0 };
+	struct stat st;
+	int fd;
+
+	if (strmap_find(&m->file_index, path, &i))
+		return &m->fids[i];
+	/* Only a regular file: never wait on a FIFO or read a device that a
+	 * crafted perf.data names. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0) {
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    buildid_read_fd(fd, b.id, sizeof(b.id), &b.len))
+			b.len = 0;
+		close(fd);
+	}
+	grow(&m->fids, &m->cap_fids, m->nfids + 1, sizeof(*m->fids));
+	m->fids[m->nfids] = b;
+	strmap_put(&m->file_index, path, (uint32_t)m->nfids);
+	return &m->fids[m->nfids++];
+}
+
+static const struct bid *header_build_id(struct imp *m, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	uint32_t i;
+
+	if (strmap_find(&m->bid_index, path, &i))
+		return &m->bids[i];
+	if (n > d && !strcmp(path + n - d, deleted)) {
+		char *p = xstrdup(path);
+		int found;
+
+		p[n - d] = '\0';
+		found = strmap_find(&m->bid_index, p, &i);
+		free(p);
+		if (found)
+			return &m->bids[i];
+	}
+	return NULL;
+}
+
+static void add_mapping(struct imp *m, uint32_t pid, uint64_t start,
+			uint64_t len, uint64_t pgoff, const uint8_t *id,
+			uint32_t idlen, const char *path)
+{
+	int32_t key;
+
+	if (pid == UINT32_MAX)	/* the kernel and its modules */
+		return;
+	key = key_of(m, pid);
+	if (!key)
+		key = new_key(m, pid);
+	/* As pgoprof-record: the MMAP2 build-ID whatever the path; a path
+	 * that does not start with '/' ([vdso], [anon:...]) is anonymous. */
+	if (!(id && idlen) && path[0] == '/') {
+		const struct bid *b = header_build_id(m, path);
+
+		if (!b && !m->opt->no_local_files) {
+			b = local_build_id(m, path);
+			if (!b->len)
+				b = NULL;
+		}
+		if (b) {
+			id = b->id;
+			idlen = b->len;
+		} else {
+			uint32_t obj = no_id_object(m);
+
+			maps_add(&m->maps, key, start, len, pgoff,
+				 m->prof->objs[obj].build_id,
+				 m->prof->objs[obj].build_id_len, path, 0, 0);
+			return;
+		}
+	}
+	maps_add(&m->maps, key, start, len, pgoff, id && idlen ? id : NULL,
+		 id ? idlen : 0, path, 0, 0);
+}
+
+static enum unattr_reason resolve(struct imp *m, int32_t key, uint64_t addr,
+				  uint32_t *obj, uint64_t *off)
+{
+	enum unattr_reason r;
+
+	if (!key)
+		return UNATTR_NO_MAPPING;
+	r = maps_resolve(&m->maps, key, addr, obj, off);
+	if (r == UNATTR_NONE && m->have_no_id_obj && *obj == m->no_id_obj)
+		return UNATTR_NO_BUILD_ID;
+	return r;
+}
+
+/* ---- samples ---- */
+
+/* Samples are added up here by key before they go into the profile, so
+ * that memory grows with the distinct addresses, not with the samples. */
+enum { K_IP = 1, K_EDGE, K_RANGE, K_BRANCH };
+
+static uint64_t agg_hash(const struct agg *e)
+{
+	uint64_t h = e->kind * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ e->obj) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->a) * 0xc4ceb9fe1a85ec53ULL;
+	h = (h ^ e->obj2) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->b) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 32;
+}
+
+static struct agg *agg_slot(struct agg *t, size_t cap, const struct agg *e)
+{
+	size_t i;
+
+	for (i = agg_hash(e) & (cap - 1); t[i].kind; i = (i + 1) & (cap - 1))
+		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
+		    t[i].obj2 == e->obj2 && t[i].b == e->b)
+			break;
+	return &t[i];
+}
+
+static void agg_add(struct imp *m, uint8_t kind, uint32_t obj, uint64_t a,
+		    uint32_t obj2, uint64_t b)
+{
+	struct agg e = { a, b, 0, obj, obj2, kind }, *s;
+
+	if (2 * (m->nagg + 1) > m->cap_agg) {
+		size_t cap = m->cap_agg ? 2 * m->cap_agg : 4096;
+		struct agg *t = xcalloc(cap, sizeof(*t));
+
+		for (size_t i = 0; i < m->cap_agg; i++)
+			if (m->agg[i].kind)
+				*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
+		free(m->agg);
+		m->agg = t;
+		m->cap_agg = cap;
+	}
+	s = agg_slot(m->agg, m->cap_agg, &e);
+	if (!s->kind) {
+		*s = e;
+		m->nagg++;
+	}
+	s->count++;
+}
+
+static void agg_emit(struct imp *m)
+{
+	for (size_t i = 0; i < m->cap_agg; i++) {
+		const struct agg *e = &m->agg[i];
+		struct raw_object *o = &m->prof->objs[e->obj];
+
+		switch (e->kind) {
+		case K_IP:
+			raw_add_ip(o, e->a, e->count);
+			break;
+		case K_EDGE:
+			raw_add_edge(o, e->a, e->obj2, e->b, e->count);
+			break;
+		case K_RANGE:
+			raw_add_range(o, e->a, e->b, e->count);
+			break;
+		case K_BRANCH:
+			raw_add_branch(o, e->a, e->obj2, e->b, e->count);
+			break;
+		}
+	}
+}
+
+/* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
+ * every adjacent pair of frames a caller->callee edge. */
+static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
+{
+	uint32_t obj = 0, prev_obj = 0;
+	uint64_t off = 0, prev_off = 0;
+	enum unattr_reason r, prev_r;
+
+	r = resolve(m, key, ips[0], &prev_obj, &prev_off);
+	if (r != UNATTR_NONE)
+		m->unattr[r]++;
+	else
+		agg_add(m, K_IP, prev_obj, prev_off, 0, 0);
+	prev_r = r;
+	for (size_t i = 1; i < n && ips[i]; i++) {
+		r = resolve(m, key, ips[i], &obj, &off);
+		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
+			agg_add(m, K_EDGE, obj, off, prev_obj,
+				i > 1 ? prev_off - 1 : prev_off);
+		else
+			m->edges_unattr++;
+		prev_r = r;
+		prev_obj = obj;
+		prev_off = off;
+	}
+}
+
+/* bpf/record.bpf.c on_lbr_sample(): records newest first; each is a taken
+ * branch, and [e[i].to, e[i-1].from] ran once between two of them. */
+static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
+			 uint64_t nr, int ranges)
+{
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t from = get64(e + 24 * i), to = get64(e + 24 * i + 8);
+		uint32_t fo, to_obj;
+		uint64_t foff, toff;
+
+		if (resolve(m, key, from, &fo, &foff) == UNATTR_NONE &&
+		    resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE)
+			agg_add(m, K_BRANCH, fo, foff, to_obj, toff);
+		else
+			m->branches_unattr++;
+		if (i == 0 || !ranges)
+			continue;
+		uint64_t begin = to, end = get64(e + 24 * (i - 1));
+		uint32_t bo, eo;
+		uint64_t boff, eoff;
+
+		/* Both ends in one mapping: one object, and the same distance
+		 * in the file as in memory. */
+		if (resolve(m, key, begin, &bo, &boff) == UNATTR_NONE &&
+		    resolve(m, key, end, &eo, &eoff) == UNATTR_NONE &&
+		    bo == eo && eoff - boff == end - begin)
+			agg_add(m, K_RANGE, bo, boff, 0, eoff);
+		else
+			m->ranges_unattr++;
+	}
+}
+
+static uint64_t read_size(const struct pattr *a, struct rbuf *r)
+{
+	uint64_t rf = a->read_format, per, fixed, nr;
+
+	fixed = 8 * (!!(rf & RF_TOTAL_TIME_ENABLED) + !!(rf & RF_TOTAL_TIME_RUNNING));
+	per = 8 * (1 + !!(rf & RF_ID) + !!(rf & RF_LOST));
+	if (!(rf & RF_GROUP))
+		return fixed + per;
+	nr = rb_u64(r);
+	if (r->failed)
+		return 0;
+	if (fixed > r->len - r->pos || nr > (r->len - r->pos - fixed) / per) {
+		r->pos -= 8;
+		rb_fail(r, "read values of %" PRIu64 " events do not fit in the sample", nr);
+		return 0;
+	}
+	return fixed + nr * per;
+}
+
+static void do_sample(struct imp *m, const struct rec *rc)
+{
+	int ai = attr_of(m, rc->off, rc->size, rc->type);
+	const struct pattr *a;
+	uint64_t st, ip = 0, nchain = 0, nbr = 0, n, time = NO_TIME;
+	const uint8_t *chain = NULL, *br = NULL;
+	uint32_t pid = UINT32_MAX;
+	struct rbuf r;
+	int cpumode = rc->misc & MISC_CPUMODE_MASK;
+	uint64_t ips[MAX_STACK_DEPTH];
+	size_t nips = 0;
+
+	if (ai < 0) {
+		m->unknown_id++;
+		return;
+	}
+	a = &m->attrs[ai];
+	st = a->sample_type;
+	reader(m, &r, rc->off + 8, rc->off + rc->size);
+	if (st & S_IDENTIFIER)
+		rb_u64(&r);
+	if (st & S_IP)
+		ip = rb_u64(&r);
+	if (st & S_TID) {
+		pid = rb_u32(&r);
+		rb_u32(&r);
+	}
+	if (st & S_TIME)
+		time = rb_u64(&r);
+	rb_bytes(&r, 8 * (!!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID) +
+			  !!(st & S_CPU) + !!(st & S_PERIOD)));
+	if (st & S_READ) {
+		n = read_size(a, &r);
+		rb_bytes(&r, n);
+	}
+	if (st & S_CALLCHAIN) {
+		nchain = rb_u64(&r);
+		if (!r.failed && nchain > (r.len - r.pos) / 8) {
+			r.pos -= 8;
+			rb_fail(&r, "call chain of %" PRIu64 " entries does not fit in the sample (%zu bytes left)",
+				nchain, r.len - r.pos - 8);
+		}
+		chain = rb_bytes(&r, nchain * 8);
+	}
+	if (st & S_RAW)
+		rb_bytes(&r, rb_u32(&r));
+	if (st & S_BRANCH_STACK) {
+		nbr = rb_u64(&r);
+		if (a->branch_type & BR_HW_INDEX)
+			rb_u64(&r);
+		if (!r.failed && nbr > (r.len - r.pos) / 24) {
+			r.pos -= a->branch_type & BR_HW_INDEX ? 16 : 8;
+			rb_fail(&r, "branch stack of %" PRIu64 " entries does not fit in the sample",
+				nbr);
+		}
+		br = rb_bytes(&r, nbr * 24);
+	}
+	if (check_reader(m, &r))
+		return;
+	if (!a->selected) {
+		m->other_samples++;
+		return;
+	}
+	m->attrs[ai].samples++;
+	m->taken++;
+	if (time != NO_TIME) {
+		if (!m->tmin || time < m->tmin)
+			m->tmin = time;
+		if (time > m->tmax)
+			m->tmax = time;
+	}
+	if (st & S_STACK_USER)
+		m->dwarf_stacks++;
+
+	/* Kernel samples: no user IP, and (as in pgoprof-record) neither
+	 * their user stack nor their branch records are used. */
+	if (cpumode == MISC_GUEST_KERNEL || cpumode == MISC_GUEST_USER) {
+		m->guest++;
+		return;
+	}
+	if (cpumode == MISC_KERNEL || cpumode == MISC_HYPERVISOR ||
+	    ((st & S_IP) && (int64_t)ip < 0) ||
+	    (cpumode == 0 && !(st & S_IP) && nchain &&
+	     get64(chain) >= CONTEXT_MAX && get64(chain) != CONTEXT_USER)) {
+		m->kernel++;
+		return;
+	}
+
+	/* The user part of the call chain: the leaf, then return addresses. */
+	for (uint64_t i = 0; i < nchain; i++) {
+		if (get64(chain + 8 * i) != CONTEXT_USER)
+			continue;
+		for (i++; i < nchain && nips < MAX_STACK_DEPTH; i++) {
+			uint64_t v = get64(chain + 8 * i);
+
+			if (v >= CONTEXT_MAX)
+				break;
+			ips[nips++] = v;
+		}
+		break;
+	}
+	if (!nips && (st & S_IP))
+		ips[nips++] = ip;	/* no user call chain: -b, dwarf mode */
+	if (!nips)
+		m->no_user_stack++;
+	else
+		add_stack(m, key_of(m, pid), ips, nips);
+	if (br) {
+		if (a->branch_type & BR_CALL_STACK) {
+			m->call_stack_lbr++;
+		} else {
+			if (!(a->branch_type & BR_ANY))
+				m->no_ranges_filter++;
+			add_branches(m, key_of(m, pid), br, nbr,
+				     !!(a->branch_type & BR_ANY));
+		}
+	}
+}
+
+/* A NUL-terminated file name at off inside the record. */
+static const char *rec_filename(struct imp *m, const struct rec *rc, size_t at)
+{
+	const char *s = (const char *)m->buf + rc->off + at;
+
+	if (at >= rc->size || !memchr(s, 0, rc->size - at)) {
+		fail(m, rc->off + (at < rc->size ? at : 6),
+		     "file name of the mapping record is not NUL-terminated");
+		return NULL;
+	}
+	return s;
+}
+
+/* Does an MMAP2 record carry a build-ID (instead of device and inode)?
+ * The kernel sets PERF_RECORD_MISC_MMAP_BUILD_ID for every event that
+ * asked for build-IDs (attr.build_id) but, at least up to 6.18, leaves the
+ * flag set for the other events that receive the same mmap, whose records
+ * hold device and inode: so the flag counts only if an event of the file
+ * asked for build-IDs, and the size and reserved bytes make sense. */
+static int mmap2_has_build_id(struct imp *m, const struct rec *rc)
+{
+	const uint8_t *p = m->buf + rc->off;
+
+	if (!(rc->misc & MISC_MMAP_BUILD_ID))
+		return 0;
+	if (m->build_id_attr && p[40] >= 1 && p[40] <= 20 && !p[41] &&
+	    !get16(p + 42))
+		return 1;
+	m->bad_build_id_flag++;
+	return 0;
+}
+
+static void deliver(struct imp *m, const struct rec *rc)
+{
+	const uint8_t *p = m->buf + rc->off;
+
+	switch (rc->type) {
+	case REC_SAMPLE:
+		do_sample(m, rc);
+		break;
+	case REC_MMAP2: {
+		const char *path;
+		uint32_t prot;
+
+		if (rc->size < 73) {
+			fail(m, rc->off + 6, "MMAP2 record of %u bytes (at least 73)", rc->size);
+			break;
+		}
+		path = rec_filename(m, rc, 72);
+		prot = get32(p + 64);
+		if (!path || !(prot & PROT_EXEC_BIT))
+			break;
+		if (mmap2_has_build_id(m, rc))
+			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+				    get64(p + 32), p + 44, p[40], path);
+		else
+			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+				    get64(p + 32), NULL, 0, path);
+		break;
+	}
+	case REC_MMAP: {
+		const char *path;
+
+		if (rc->size < 41) {
+			fail(m, rc->off + 6, "MMAP record of %u bytes (at least 41)", rc->size);
+			break;
+		}
+		path = rec_filename(m, rc, 40);
+		if (path && !(rc->misc & MISC_MMAP_DATA))
+			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+				    get64(p + 32), NULL, 0, path);
+		break;
+	}
+	case REC_COMM:
+		if (rc->size < 16) {
+			fail(m, rc->off + 6, "COMM record of %u bytes (at least 16)", rc->size);
+			break;
+		}
+		/* exec: a new address space; its mappings follow. */
+		if (rc->misc & MISC_COMM_EXEC)
+			new_key(m, get32(p + 8));
+		break;
+	case REC_FORK:
+	case REC_EXIT:
+		if (rc->size < 32) {
+			fail(m, rc->off + 6, "%s record of %u bytes (at least 32)",
+			     rc->type == REC_FORK ? "FORK" : "EXIT", rc->size);
+			break;
+		}
+		/* A new process starts with a copy of its parent's mappings;
+		 * a new thread shares them already. */
+		if (rc->type == REC_FORK && get32(p + 8) != get32(p + 12)) {
+			int32_t parent = key_of(m, get32(p + 12));
+			int32_t child = new_key(m, get32(p + 8));
+
+			if (parent)
+				maps_fork(&m->maps, parent, child);
+		}
+		break;
+	case REC_LOST:
+		if (rc->size < 24) {
+			fail(m, rc->off + 6, "LOST record of %u bytes (at least 24)", rc->size);
+			break;
+		}
+		m->lost_records += get64(p + 16);
+		break;
+	case REC_LOST_SAMPLES:
+		if (rc->size < 16) {
+			fail(m, rc->off + 6, "LOST_SAMPLES record of %u bytes (at least 16)", rc->size);
+			break;
+		}
+		m->lost_samples += get64(p + 8);
+		break;
+	case 0:
+		m->unknown_records++;
+		break;
+	}
+}
+
+static int cmp_qent(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Deliver the queued records with time <= limit, in time order. */
+static void flush(struct imp *m, uint64_t limit)
+{
+	size_t i = 0, end;
+
+	sort(m->q, m->nq, sizeof(*m->q), cmp_qent);
+	for (end = 0; end < m->nq && m->q[end].time <= limit; end++)
+		;
+	for (; i < end && !m->failed; i++) {
+		struct rec rc;
+
+		rc.off = (size_t)m->q[i].off;
+		rc.type = get32(m->buf + rc.off);
+		rc.misc = get16(m->buf + rc.off + 4);
+		rc.size = get16(m->buf + rc.off + 6);
+		deliver(m, &rc);
+	}
+	if (end) {
+		memmove(m->q, m->q + end, (m->nq - end) * sizeof(*m->q));
+		m->nq -= end;
+	}
+}
+
+/* Pass 2: the records in perf's order.  Kernel records with a timestamp
+ * are queued and delivered in time order up to the time reached one
+ * FINISHED_ROUND earlier (tools/perf/util/ordered-events.c); records
+ * without one (time 0: synthesized at the start) are delivered at once. */
+static int process_records(struct imp *m, size_t off, size_t end)
+{
+	struct rec rc;
+
+	for (; off < end && !m->failed; off = rc.next) {
+		int r = read_rec(m, off, end, &rc);
+
+		if (r < 0)
+			return -1;
+		if (r)
+			break;
+		if (rc.type > REC_KERNEL_MAX) {
+			if (rc.type == REC_FINISHED_ROUND && m->ordered) {
+				flush(m, m->next_flush);
+				m->next_flush = m->max_time;
+			} else if (rc.type > REC_USER_MAX ||
+				   (rc.type < REC_HEADER_ATTR)) {
+				m->unknown_records++;
+			}
+			continue;
+		}
+		uint64_t t = m->ordered ? rec_time(m, &rc) : NO_TIME;
+
+		if (t == NO_TIME || t == 0) {
+			deliver(m, &rc);
+			continue;
+		}
+		grow(&m->q, &m->cap_q, m->nq + 1, sizeof(*m->q));
+		m->q[m->nq++] = (struct qent){ t, off };
+		if (t > m->max_time)
+			m->max_time = t;
+	}
+	if (!m->failed)
+		flush(m, UINT64_MAX);
+	return m->failed ? -1 : 0;
+}
+
+/* ---- the file ---- */
+
+static int read_file_header(struct imp *m, size_t *data_off, size_t *data_end)
+{
+	struct rbuf r;
+	uint64_t hsize, attr_size, aoff, asize, doff, dsize, flags[4];
+
+	reader(m, &r, 8, m->len);
+	hsize = rb_u64(&r);
+	if (r.failed)
+		return check_reader(m, &r);
+	if (hsize == PIPE_HEADER_SIZE) {
+		m->pipe = 1;
+		*data_off = PIPE_HEADER_SIZE;
+		*data_end = m->len;
+		return 0;
+	}
+	if (hsize < FILE_HEADER_SIZE)
+		return fail(m, 8, "header size %" PRIu64 " is neither %d (pipe) nor at least %d",
+			    hsize, PIPE_HEADER_SIZE, FILE_HEADER_SIZE);
+	attr_size = rb_u64(&r);
+	aoff = rb_u64(&r);
+	asize = rb_u64(&r);
+	doff = rb_u64(&r);
+	dsize = rb_u64(&r);
+	rb_u64(&r);	/* event_types: unused since perf 3.x */
+	rb_u64(&r);
+	for (int i = 0; i < 4; i++)
+		flags[i] = rb_u64(&r);
+	if (check_reader(m, &r))
+		return -1;
+	if (hsize > m->len)
+		return fail(m, 8, "header of %" PRIu64 " bytes runs past the end of the file (%zu bytes)",
+			    hsize, m->len);
+	if (attr_size < ATTR_SIZE_VER0 + 16)
+		return fail(m, 16, "attribute entry size %" PRIu64 " is smaller than %d",
+			    attr_size, ATTR_SIZE_VER0 + 16);
+	if (check_section(m, 24, aoff, asize, "the attribute section"))
+		return -1;
+	if (dsize == 0) {
+		/* perf did not finish the file: read to the end, as perf does. */
+		warnx("%s: the header gives no data size (did 'perf record' end cleanly?); reading to the end of the file",
+		      m->name);
+		if (doff > m->len)
+			return fail(m, 40, "data section at offset %" PRIu64 " is past the end of the file (%zu bytes)",
+				    doff, m->len);
+		memset(flags, 0, sizeof(flags));
+		dsize = m->len - doff;
+		m->unfinished = 1;
+	}
+	if (check_section(m, 40, doff, dsize, "the data section"))
+		return -1;
+	*data_off = (size_t)doff;
+	*data_end = (size_t)(doff + dsize);
+
+	/* The attributes: attr (attr.size bytes), then the ids section. */
+	for (uint64_t i = 0; i < asize / attr_size; i++) {
+		size_t at = (size_t)(aoff + i * attr_size), sz;
+		struct pattr a;
+		uint64_t ioff, isize;
+		uint32_t ai = (uint32_t)m->nattrs;
+
+		sz = parse_attr(m, at, (size_t)attr_size - 16, &a);
+		if (!sz)
+			return -1;
+		*new_attr(m) = a;
+		ioff = get64(m->buf + at + sz);
+		isize = get64(m->buf + at + sz + 8);
+		if (check_section(m, at + sz, ioff, isize, "the event IDs"))
+			return -1;
+		for (uint64_t j = 0; j < isize / 8; j++)
+			add_id(m, get64(m->buf + ioff + 8 * j), ai);
+	}
+
+	/* The feature sections: a table of {offset, size} after the data,
+	 * one per bit set in the 256-bit map, in bit order. */
+	size_t table = *data_end;
+	for (int bit = 0; bit < 256; bit++) {
+		uint64_t off, size;
+
+		if (!(flags[bit / 64] >> (bit % 64) & 1))
+			continue;
+		reader(m, &r, table, m->len);
+		off = rb_u64(&r);
+		size = rb_u64(&r);
+		if (check_reader(m, &r) ||
+		    check_section(m, table, off, size, "a feature section") ||
+		    process_feature(m, bit, (size_t)off, (size_t)size))
+			return -1;
+		table += 16;
+	}
+	return 0;
+}
+
+static void set_meta(struct imp *m)
+{
+	struct raw_profile *p = m->prof;
+	char buf[1024];
+	size_t n = 0;
+	const struct pattr *first = NULL;
+	int lbr = 0, any = 0;
+
+	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
+	raw_set_meta(p, "source", m->name);
+	if (m->hostname)
+		raw_set_meta(p, "host", m->hostname);
+	if (m->osrelease) {
+		snprintf(buf, sizeof(buf), "Linux %s%s%s", m->osrelease,
+			 m->arch ? " " : "", m->arch ? m->arch : "");
+		raw_set_meta(p, "kernel", buf);
+	}
+	if (m->version) {
+		snprintf(buf, sizeof(buf), "perf %s", m->version);
+		raw_set_meta(p, "recorder", buf);
+	}
+	if (m->cmdline)
+		raw_set_meta(p, "perf_cmdline", m->cmdline);
+	/* The selected events that gave samples, else the first selected. */
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->nattrs; i++)
+		any |= m->attrs[i].selected && m->attrs[i].samples;
+	for (size_t i = 0; i < m->nattrs; i++) {
+		const struct pattr *a = &m->attrs[i];
+
+		if (!a->selected || (!a->samples && (any || first)))
+			continue;
+		if (!first)
+			first = a;
+		if (n < sizeof(buf) - 1)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+					      n ? "," : "", a->name);
+		if (n > sizeof(buf) - 1)
+			n = sizeof(buf) - 1;
+		if ((a->sample_type & S_BRANCH_STACK) &&
+		    (a->branch_type & BR_ANY) && !(a->branch_type & BR_CALL_STACK))
+			lbr = 1;
+	}
+	if (first) {
+		raw_set_meta(p, "event", buf);
+		snprintf(buf, sizeof(buf), "%" PRIu64, first->period);
+		raw_set_meta(p, first->flags & A_FREQ ? "sample_freq" : "sample_period", buf);
+	}
+	raw_set_meta(p, "mode", lbr ? "import-lbr" : "import-stack");
+}
+
+static void count_unattributed(struct raw_profile *p, const char *reason,
+			       uint64_t n)
+{
+	char name[64];
+
+	if (!n)
+		return;
+	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
+	raw_add_counter(p, name, n);
+}
+
+static void set_counters(struct imp *m)
+{
+	struct raw_profile *p = m->prof;
+	uint64_t lost = m->lost_records + m->lost_samples;
+
+	raw_add_counter(p, CNT_SAMPLES, m->taken + lost);
+	raw_add_counter(p, CNT_LOST, lost);
+	raw_add_counter(p, CNT_UNATTR "kernel", m->kernel);
+	for (int r = UNATTR_NONE + 1; r < UNATTR_MAX; r++)
+		count_unattributed(p, unattr_name[r], m->unattr[r]);
+	count_unattributed(p, "guest", m->guest);
+	count_unattributed(p, "no_user_stack", m->no_user_stack);
+	if (m->edges_unattr)
+		raw_add_counter(p, "edges.unattributed", m->edges_unattr);
+	if (m->branches_unattr)
+		raw_add_counter(p, "branches.unattributed", m->branches_unattr);
+	if (m->ranges_unattr)
+		raw_add_counter(p, "ranges.unattributed", m->ranges_unattr);
+	raw_add_counter(p, "sideband.lost", m->lost_records);
+	if (m->have_sample_time && m->last_time > m->first_time)
+		raw_add_counter(p, "duration_ms", (m->last_time - m->first_time) / 1000000);
+	else if (m->tmax > m->tmin)
+		raw_add_counter(p, "duration_ms", (m->tmax - m->tmin) / 1000000);
+	if (m->unknown_records)
+		raw_add_counter(p, "import.unknown_records", m->unknown_records);
+	if (m->unknown_id)
+		raw_add_counter(p, "import.unknown_event_id", m->unknown_id);
+	if (m->other_samples)
+		raw_add_counter(p, "import.other_event_samples", m->other_samples);
+	if (m->dwarf_stacks)
+		raw_add_counter(p, "import.user_stack_not_unwound", m->dwarf_stacks);
+	if (m->call_stack_lbr)
+		raw_add_counter(p, "import.lbr_call_stack_not_used", m->call_stack_lbr);
+	if (m->bad_build_id_flag)
+		raw_add_counter(p, "import.mmap2_build_id_flag_ignored", m->bad_build_id_flag);
+	if (m->no_ranges_filter)
+		raw_add_counter(p, "import.branch_filter_no_ranges", m->no_ranges_filter);
+}
+
+/* Objects of the final profile whose build-ID came only from a file on
+ * this machine, not from the perf.data file. */
+static void count_local_ids(struct imp *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->prof->nobjs; i++) {
+		const struct raw_object *o = &m->prof->objs[i];
+		int local = 0, recorded = 0;
+
+		for (size_t j = 0; j < m->nfids && !local; j++)
+			local = m->fids[j].len == o->build_id_len &&
+				!memcmp(m->fids[j].id, o->build_id, o->build_id_len);
+		for (size_t j = 0; j < m->nbids && local && !recorded; j++)
+			recorded = m->bids[j].len == o->build_id_len &&
+				   !memcmp(m->bids[j].id, o->build_id, o->build_id_len);
+		n += local && !recorded;
+	}
+	if (n)
+		raw_add_counter(m->prof, "import.build_id_from_file", n);
+}
+
+int perfdata_probe(const uint8_t *buf, size_t len)
+{
+	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) ||
+			    !memcmp(buf, "2ELIFREP", 8) ||
+			    !memcmp(buf, "PERFFILE", 8));
+}
+
+static void imp_free(struct imp *m)
+{
+	for (size_t i = 0; i < m->nattrs; i++)
+		free(m->attrs[i].name);
+	free(m->attrs);
+	free(m->ids);
+	strmap_free(&m->bid_index);
+	strmap_free(&m->file_index);
+	free(m->bids);
+	free(m->fids);
+	free(m->hostname);
+	free(m->osrelease);
+	free(m->version);
+	free(m->arch);
+	free(m->cmdline);
+	maps_free(&m->maps);
+	free(m->keys);
+	free(m->q);
+	free(m->agg);
+}
+
+int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
+		    const char *name, const struct perfdata_options *opt)
+{
+	static const struct perfdata_options defaults;
+	struct imp m = { 0 };
+	size_t data_off = 0, data_end = 0;
+	uint64_t magic;
+	int selected = 0;
+
+	m.prof = p;
+	m.opt = opt ? opt : &defaults;
+	m.buf = buf;
+	m.len = len;
+	m.name = name;
+	maps_init(&m.maps, p);
+	if (len < 8) {
+		fail(&m, 0, "truncated: need 8 bytes for the magic, %zu left", len);
+		goto out;
+	}
+	magic = get64(buf);
+	if (magic == PERF_MAGIC2_SWAPPED) {
+		fail(&m, 0, "a big-endian perf.data file; this pgoprof reads little-endian ones");
+		goto out;
+	}
+	if (magic != PERF_MAGIC2) {
+		fail(&m, 0, !memcmp(buf, "PERFFILE", 8) ?
+		     "perf.data version 1 (PERFFILE); this pgoprof reads version 2 (PERFILE2)" :
+		     "not a perf.data file (bad magic)");
+		goto out;
+	}
+	if (read_file_header(&m, &data_off, &data_end) ||
+	    scan_records(&m, data_off, data_end))
+		goto out;
+	if (!m.nattrs) {
+		fail(&m, m.pipe ? 0 : 24, "no event attributes in the file");
+		goto out;
+	}
+	for (size_t i = 0; i < m.nattrs; i++)
+		if (!m.attrs[i].name)
+			m.attrs[i].name = default_name(&m.attrs[i]);
+	scan_event_names(&m, data_off, data_end);
+	for (size_t i = 0; i < m.nattrs; i++) {
+		m.attrs[i].selected = !m.opt->event ||
+				      !strcmp(m.opt->event, m.attrs[i].name);
+		selected += m.attrs[i].selected;
+	}
+	if (!selected) {
+		char list[512] = "";
+		size_t n = 0;
+
+		for (size_t i = 0; i < m.nattrs && n < sizeof(list) - 1; i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+					      n ? ", " : "", m.attrs[i].name);
+		err("%s: no event named '%s'; its events: %s", name, m.opt->event, list);
+		m.failed = 1;
+		goto out;
+	}
+	m.ordered = !!(m.attrs[0].flags & A_SAMPLE_ID_ALL);
+	for (size_t i = 0; i < m.nattrs; i++)
+		m.build_id_attr |= !!(m.attrs[i].flags & A_BUILD_ID);
+	if (process_records(&m, data_off, data_end))
+		goto out;
+	agg_emit(&m);
+	set_meta(&m);
+	set_counters(&m);
+	raw_drop_empty_objects(p);
+	count_local_ids(&m);
+	if (p->nobjs)	/* raw_normalize() memcpy()s from a NULL objs otherwise */
+		raw_normalize(p);
+out:
+	imp_free(&m);
+	if (m.failed) {
+		raw_free(p);
+		return -1;
+	}
+	return 0;
+}

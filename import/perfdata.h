@@ -1,0 +1,67 @@
+/* perf.data (written by "perf record -g" or "perf record -b") -> raw profile.
+ *
+ * Reads the file format directly (tools/perf/Documentation/
+ * perf.data-file-format.txt, include/uapi/linux/perf_event.h in the kernel):
+ * the attributes, the MMAP/MMAP2, COMM, FORK and LOST records and the
+ * samples, in perf's time order (the FINISHED_ROUND rule), and the
+ * HEADER_BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, CMDLINE, EVENT_DESC
+ * and SAMPLE_TIME features.  File mode and pipe mode ("perf record -o -").
+ *
+ * Stacks become IP samples and caller->callee edges by the rules of
+ * pgoprof-record (collector/record.c add_stack()); branch stacks become
+ * taken branches and the fall-through ranges between them by the rules of
+ * bpf/record.bpf.c on_lbr_sample().  docs/raw-format.md describes both.
+ * Kernel samples (cpumode, or an IP with its top bit set) are counted as
+ * unattributed.kernel and their stacks and branches left out, as there.
+ *
+ * Build-IDs, first found: the MMAP2 record (PERF_RECORD_MISC_MMAP_BUILD_ID,
+ * trusted only if an event asked for build-IDs), HEADER_BUILD_ID (feature
+ * or records, by file name), the file at that path on this machine (counted
+ * in import.build_id_from_file; see no_local_files); else no_build_id.
+ * A process gets fresh mappings at FORK (a copy of its parent's) and at
+ * COMM with exec, so every process of a binary counts at its own address.
+ *
+ * META: tool, source (the file), host, kernel ("Linux RELEASE ARCH"),
+ * recorder ("perf VERSION"), perf_cmdline, event (the events that gave
+ * samples, comma-separated), sample_freq or sample_period, mode
+ * ("import-lbr" for unfiltered branch records, -b; else "import-stack").
+ * Counters as pgoprof-record writes them: samples.taken (samples of the
+ * imported events + lost), samples.lost (PERF_RECORD_LOST and LOST_SAMPLES),
+ * sideband.lost (PERF_RECORD_LOST: records of any kind), unattributed.*,
+ * edges/branches/ranges.unattributed, duration_ms; and import.*:
+ * unknown_records (skipped), unknown_event_id, other_event_samples
+ * (--event), build_id_from_file (objects), user_stack_not_unwound
+ * (--call-graph dwarf: IP only), lbr_call_stack_not_used (--call-graph
+ * lbr), branch_filter_no_ranges (-j with a filter: branches, no ranges),
+ * mmap2_build_id_flag_ignored. */
+#ifndef PGOPROF_PERFDATA_H
+#define PGOPROF_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../raw/rawprof.h"
+
+struct perfdata_options {
+	/* Import only the samples of the event with this name (perf's name,
+	 * from HEADER_EVENT_DESC, e.g. "cycles:u"); NULL: every event. */
+	const char *event;
+	/* Never read a build-ID from a file on this machine: a mapping whose
+	 * build-ID is neither in an MMAP2 record nor in HEADER_BUILD_ID stays
+	 * unattributed (no_build_id). */
+	int no_local_files;
+};
+
+/* Import the perf.data file in buf[0..len) into p (normally empty: its
+ * objects, META and counters are added to).  name is the file name for
+ * messages and for the META key "source".  Every offset and count is checked
+ * against the buffer.  Returns 0; or -1 after one line on stderr,
+ * "PROGRAM: NAME: byte OFFSET: MESSAGE" (or without the byte offset for
+ * errors that have none, such as an unknown --event), with p emptied. */
+int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
+		    const char *name, const struct perfdata_options *opt);
+
+/* 1 if buf starts like a perf.data file (file or pipe mode, any byte order
+ * or version), else 0. */
+int perfdata_probe(const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,155 @@
+#!/bin/sh
+# pgoprof import: perf.data files written by the real perf (perf record -g,
+# pipe mode, --call-graph dwarf, two processes of one PIE binary) give
+# exactly the IP samples and call edges that 'perf script' prints of the
+# same files, and about the same profile as 'pgoprof record'.
+. "$(dirname "$0")/../lib.sh"
+
+need_root import || exit 0
+command -v perf >/dev/null 2>&1 || { fail import "perf is not installed (Debian: linux-perf)"; exit 0; }
+build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
+"$PGOPROF" import --help >/dev/null 2>&1 ||
+	{ fail import "$PGOPROF has no import command (cmd_import in cli/pgoprof.c)"; exit 0; }
+mkdir -p "$WORK/import" && cd "$WORK/import" || exit 1
+rm -f ./*
+
+# perf script -F ip,dso --no-inline -> the IP samples and call edges that
+# docs/raw-format.md asks of the import, one line per occurrence:
+#   ip PATH 0xOFFSET
+#   edge PATH 0xRET -> PATH 0xCALLEE     (callee minus 1 above the leaf)
+# perf prints the frames of user objects as file offsets.  A sample whose
+# leaf is a kernel address is left out (unattributed.kernel), as are frames
+# outside files ([unknown], [vdso]); a 0 frame ends the stack.  leaf_only=1:
+# IP samples only (--call-graph dwarf, whose stacks pgoprof does not unwind).
+cat >expect.awk <<'EOF'
+function hex(s,   i, n) {
+	n = 0; s = tolower(s)
+	for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return n
+}
+function flush(   i) {
+	if (nf == 0) return
+	if (length(addr[1]) == 16 && addr[1] ~ /^ffff/) { nf = 0; return }
+	if (dso[1] ~ /^\//) printf "ip %s 0x%x\n", dso[1], hex(addr[1])
+	for (i = 2; !leaf_only && i <= nf && addr[i] != "0"; i++)
+		if (dso[i] ~ /^\// && dso[i-1] ~ /^\//)
+			printf "edge %s 0x%x -> %s 0x%x\n", dso[i], hex(addr[i]), dso[i-1], hex(addr[i-1]) - (i > 2)
+	nf = 0
+}
+/^\t/ { d = $NF; sub(/^\(/, "", d); sub(/\)$/, "", d); nf++; addr[nf] = $1; dso[nf] = d; next }
+{ flush() }
+END { flush() }
+EOF
+# pgoprof show -> the same lines, with their counts.
+cat >got.awk <<'EOF'
+$1 == "object" { for (i = 1; i < NF; i++) if ($i == "path") path[$2] = $(i + 1); cur = $2; next }
+$1 == "ip" { printf "ip %s %s %d\n", path[cur], $2, $3; next }
+$1 == "edge" { split($4, c, ":"); e[++n] = cur SUBSEP $2 SUBSEP c[1] SUBSEP c[2] SUBSEP $5; next }
+END { for (i = 1; i <= n; i++) { split(e[i], k, SUBSEP); printf "edge %s %s -> %s %s %d\n", path[k[1]], k[2], path[k[3]], k[4], k[5] } }
+EOF
+
+# same_as_perf_script NAME PERF.DATA RAW [leaf_only]
+same_as_perf_script() {
+	perf script -i "$2" -F ip,dso --no-inline 2>/dev/null |
+		awk -v leaf_only="${4:-0}" -f expect.awk | sort | uniq -c |
+		awk '{ c = $1; $1 = ""; sub(/^ /, ""); print $0, c }' | sort >"$1.expected"
+	"$PGOPROF" show "$3" | awk -f got.awk | sort >"$1.got"
+	n=$(wc -l <"$1.expected")
+	if [ "$n" -gt 0 ] && cmp -s "$1.expected" "$1.got"; then
+		pass "$1: the same $n IP and edge records as perf script"
+	else
+		fail "$1" "differs from perf script: $(diff "$1.expected" "$1.got" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+counter() { "$PGOPROF" show "$1" | awk -v c="$2" '$1 == "counter" && $2 == c { print $4 }'; }
+# samples of the object whose path ends in /NAME
+obj_samples() { "$PGOPROF" show "$1" | awk -v n="/$2" '$1 == "object" { for (i = 1; i < NF; i++) { if ($i == "path") p = $(i + 1); if ($i == "samples") s = $(i + 1) } if (substr(p, length(p) - length(n) + 1) == n) t += s } END { print t + 0 }'; }
+
+# perf record -g: frame-pointer call chains.
+if ! perf record -q -e cpu-clock -g -o hot.data -- ../hot 1 >/dev/null 2>perf.err; then
+	fail "perf record -g" "$(tail -n 2 perf.err | tr '\n' ' ')"; exit 0
+fi
+check "import perf record -g" "$PGOPROF" import -q hot.data -o hot.raw
+taken=$(counter hot.raw samples.taken)
+check "import took the samples (${taken:-0} >= 300)" test "${taken:-0}" -ge 300
+check "import stores mode, event, host and kernel" sh -c \
+	"'$PGOPROF' show hot.raw | grep -q '^meta mode = import-stack' &&
+	 '$PGOPROF' show hot.raw | grep -q '^meta event = cpu-clock' &&
+	 '$PGOPROF' show hot.raw | grep -q '^meta host = $(uname -n)' &&
+	 '$PGOPROF' show hot.raw | grep -q '^meta kernel = Linux $(uname -r) $(uname -m)'"
+same_as_perf_script "perf record -g" hot.data hot.raw
+# samples.taken = IP samples + unattributed + lost
+check "every sample is counted once" sh -c "'$PGOPROF' show hot.raw | awk '
+	\$1 == \"ip\" { s += \$3 } \$1 == \"counter\" && \$2 ~ /^unattributed\\./ { s += \$4 }
+	\$1 == \"counter\" && \$2 == \"samples.lost\" { s += \$4 }
+	\$1 == \"counter\" && \$2 == \"samples.taken\" { t = \$4 } END { exit s != t }'"
+
+check "convert the import" "$PGOPROF" convert -q hot.raw --binary ../hot --format llvm-text -o hot.prof
+hot=$(fn_total hot.prof hot_loop); all=$(awk -F: '/^[^ ]/ { s += $2 } END { print s }' hot.prof)
+check "hot_loop has most samples (${hot:-0} of ${all:-0})" test $((${hot:-0} * 10)) -ge $((${all:-1} * 7))
+check "call targets from the imported edges" sh -c \
+	"awk '/^[^ ]/ { f = \$0 } f ~ /^main:/ && / hot_loop:[1-9]/ { n++ } END { exit !n }' hot.prof"
+
+# The same program under pgoprof record: the same share of the samples
+# falls in the hot binary, within sampling noise.
+if "$PGOPROF" record -q -o rec.raw -- ../hot 1 >/dev/null 2>rec.err; then
+	a=$(( $(obj_samples hot.raw hot) * 1000 / ${taken:-1} ))
+	rtaken=$(counter rec.raw samples.taken)
+	b=$(( $(obj_samples rec.raw hot) * 1000 / ${rtaken:-1} ))
+	d=$((a - b)); [ $d -lt 0 ] && d=$((-d))
+	check "share of samples in hot: import ${a}/1000, record ${b}/1000" test "$d" -le 60
+else
+	fail "pgoprof record for comparison" "$(tail -n 1 rec.err)"
+fi
+
+# perf record --buildid-mmap: the build-IDs are in the MMAP2 records, so no
+# file of this machine is needed (--no-local-files gives the same profile).
+if perf record -q --buildid-mmap -e cpu-clock -g -o bidmmap.data -- ../hot 1 >/dev/null 2>perf.err; then
+	check "import --buildid-mmap without local files" "$PGOPROF" import -q --no-local-files bidmmap.data -o bidmmap.raw
+	same_as_perf_script "build-IDs from MMAP2" bidmmap.data bidmmap.raw
+	check "no build-ID read from a local file" test -z "$(counter bidmmap.raw import.build_id_from_file)"
+else
+	fail "perf record --buildid-mmap" "$(tail -n 2 perf.err | tr '\n' ' ')"
+fi
+
+# Two processes of one PIE binary, loaded at different addresses.
+perf record -q -e cpu-clock -g -o two.data -- sh -c '../hot 1 >/dev/null & ../hot 1 >/dev/null; wait' \
+	>/dev/null 2>perf.err || fail "perf record of two processes" "$(tail -n 2 perf.err | tr '\n' ' ')"
+perf script -i two.data --show-mmap-events -F pid 2>/dev/null |
+	awk '/PERF_RECORD_MMAP2/ && $NF ~ /\/hot$/ && /r-xp/ { print $1, $4 }' | sort -u >two.maps
+check "two processes of hot at two load addresses" sh -c \
+	"test \$(cut -d' ' -f1 two.maps | sort -u | wc -l) -eq 2 && test \$(cut -d' ' -f2 two.maps | sort -u | wc -l) -eq 2"
+check "import two processes" "$PGOPROF" import -q two.data -o two.raw
+same_as_perf_script "two processes" two.data two.raw
+per_pid=$(perf script -i two.data -F pid,ip,dso -G 2>/dev/null | awk '$NF ~ /\/hot\)$/ { n[$1]++ } END { for (p in n) print n[p] }' | sort -n | tr '\n' ' ')
+set -- $per_pid
+check "both processes count (${1:-0} + ${2:-0} = $(obj_samples two.raw hot))" \
+	test "${1:-0}" -gt 100 -a "${2:-0}" -gt 100 -a $((${1:-0} + ${2:-0})) -eq "$(obj_samples two.raw hot)"
+
+# Pipe mode: perf record -o -, imported from a file and from stdin.
+perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data ||
+	fail "perf record -o -" "$(tail -n 2 perf.err | tr '\n' ' ')"
+check "import pipe mode" "$PGOPROF" import -q pipe.data -o pipe.raw
+same_as_perf_script "pipe mode" pipe.data pipe.raw
+"$PGOPROF" import -q -o stdin.raw - <pipe.data
+check "import from stdin gives the same profile" sh -c \
+	"'$PGOPROF' show pipe.raw | grep -v '^meta source' >a.txt && '$PGOPROF' show stdin.raw | grep -v '^meta source' | cmp -s - a.txt"
+
+# --call-graph dwarf: the IP samples; the stack copies are not unwound.
+if perf record -q -e cpu-clock --call-graph dwarf -o dwarf.data -- ../hot 1 >/dev/null 2>perf.err; then
+	check "import --call-graph dwarf" "$PGOPROF" import -q dwarf.data -o dwarf.raw
+	same_as_perf_script "dwarf" dwarf.data dwarf.raw 1
+	check "dwarf stacks are counted as not unwound" test "$(counter dwarf.raw import.user_stack_not_unwound)" -gt 0
+else
+	fail "perf record --call-graph dwarf" "$(tail -n 2 perf.err | tr '\n' ' ')"
+fi
+
+# Bad input: one line naming the file and the byte offset, exit 1, no output.
+head -c 3000 hot.data >trunc.data
+"$PGOPROF" import trunc.data -o trunc.raw 2>err.txt; rc=$?
+check "truncated perf.data: one line with the byte offset (rc=$rc)" sh -c \
+	"test $rc -eq 1 && test \$(wc -l <err.txt) -eq 1 && grep -q 'trunc.data: byte [0-9]*: ' err.txt && ! test -e trunc.raw"
+"$PGOPROF" import ../hot -o bad.raw 2>err.txt; rc=$?
+check "not a perf.data file (rc=$rc)" sh -c "test $rc -eq 1 && grep -q 'hot: byte 0: not a perf.data file' err.txt && ! test -e bad.raw"
+"$PGOPROF" import -e no-such-event hot.data -o bad.raw 2>err.txt; rc=$?
+check "unknown --event lists the events (rc=$rc)" sh -c "test $rc -eq 1 && grep -q 'its events: cpu-clock' err.txt"
