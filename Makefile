@@ -66,6 +66,8 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
 
 # The branch-record synthesizer (a ptrace tracer) for the LBR tests.
 include tests/lbrsynth/lbrsynth.mk
+# Fuzz targets (tests/fuzz/README.md): make fuzzers, make fuzz [FUZZ_TIME=60]
+include tests/fuzz/fuzz.mk
 
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.

@@ -80,10 +80,25 @@ struct symbolizer {
 	int x86;
 };
 
+/* A .gnu_debuglink is a file name, never a path: a crafted binary naming
+ * "../../dev/zero" would make the standard search read forever (it checks
+ * the CRC of what it opens). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	if (debuglink_file && strchr(debuglink_file, '/'))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -453,9 +468,12 @@ static struct inl_tree *inl_tree(struct symbolizer *s, struct func *f)
 /* The child of node k whose ranges hold addr, or -1. */
 static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
 {
-	const struct inl_range *r = t->range + t->node[k].first;
+	const struct inl_range *r;
 	size_t lo = 0, hi = t->node[k].n;
 
+	if (!hi)
+		return -1;
+	r = t->range + t->node[k].first;
 	while (lo < hi) {	/* first range with lo > addr */
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -1,0 +1,67 @@
+# Fuzz targets (tests/fuzz/README.md).  Included by the top-level Makefile
+#   include tests/fuzz/fuzz.mk
+# or used alone:  make -f tests/fuzz/fuzz.mk fuzzers
+#
+#   fuzzers       the libFuzzer binaries, $(FUZZ_B)/fuzz_NAME
+#   fuzz-plain    the same targets with tests/fuzz/driver.c instead of
+#                 libFuzzer (replay only), $(FUZZ_B)/plain/fuzz_NAME
+#   fuzz          seeds (tests/fuzz/seeds.sh), build, then run each target
+#                 for FUZZ_TIME seconds (tests/fuzz/run.sh)
+# Include it after the Makefile's first target ('all'): alone, its default
+# goal is 'fuzzers'.
+ifeq ($(.DEFAULT_GOAL),)
+.DEFAULT_GOAL := fuzzers
+endif
+FUZZ_CC ?= clang-16
+FUZZ_PLAIN_CC ?= cc
+FUZZ_B ?= build/fuzz
+FUZZ_TIME ?= 60
+FUZZ_TARGETS := raw perfdata elf llvm_text llvm_extbinary afdo cmdline
+
+FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LIBS := -ldw -lelf -lcapstone -lz
+
+FUZZ_LIB := lib/util.c lib/bytes.c
+FUZZ_RAW := raw/rawprof.c raw/rawio.c
+fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
+fuzz_perfdata_SRC := import/perfdata.c collector/buildid.c collector/mappings.c \
+	$(FUZZ_RAW) $(FUZZ_LIB)
+fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
+fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
+fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
+fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
+# fuzz_cmdline.c includes convert/convert.c itself.
+fuzz_cmdline_SRC := convert/elfaddr.c convert/symbolize.c convert/fstree.c \
+	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
+	convert/formats.c convert/estimate.c convert/lbr.c collector/probe.c \
+	$(FUZZ_RAW) $(FUZZ_LIB)
+
+# libFuzzer build: instrumented objects in $(FUZZ_B)/obj.
+$(FUZZ_B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# Plain build (driver.c): $(FUZZ_B)/plain/obj.
+$(FUZZ_B)/plain/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_PLAIN_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -c $< -o $@
+
+define FUZZ_TARGET_RULES
+$(FUZZ_B)/fuzz_$(1): $(FUZZ_B)/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(fuzz_$(1)_SRC))
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$^ $(FUZZ_LIBS)
+
+$(FUZZ_B)/plain/fuzz_$(1): $(FUZZ_B)/plain/obj/tests/fuzz/driver.o $(FUZZ_B)/plain/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/plain/obj/%.o,$(fuzz_$(1)_SRC))
+	$(FUZZ_PLAIN_CC) $(FUZZ_SAN) -o $$@ $$^ $(FUZZ_LIBS)
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULES,$(t))))
+
+fuzzers: $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
+fuzz-plain: $(patsubst %,$(FUZZ_B)/plain/fuzz_%,$(FUZZ_TARGETS))
+fuzz:
+	sh tests/fuzz/run.sh $(FUZZ_TIME)
+
+-include $(shell find $(FUZZ_B) -name '*.d' 2>/dev/null)
+
+.PHONY: fuzzers fuzz-plain fuzz
+.SECONDARY:
