@@ -42,16 +42,18 @@ static void mark_line(uint64_t vaddr, uint32_t len, void *arg)
 		l->seen[l->res->frames[0].line_offset & 0xffff] = 1;
 }
 
-/* Samples of f (top level: body and inlined callsites) on lines with code. */
-static uint64_t matched_samples(const struct fsamples *f, const struct lines *l)
+/* Samples of f (top level: body and inlined callsites), all of them and
+ * those on lines with code (l NULL: all).  Not f->total: llvm-profgen's
+ * totals count bytes, not lines. */
+static uint64_t line_samples(const struct fsamples *f, const struct lines *l)
 {
 	uint64_t m = 0;
 
 	for (size_t i = 0; i < f->nbody; i++)
-		if (l->seen[f->body[i].line & 0xffff])
+		if (!l || l->seen[f->body[i].line & 0xffff])
 			m += f->body[i].count;
 	for (size_t i = 0; i < f->ncs; i++)
-		if (l->seen[f->cs[i].line & 0xffff])
+		if (!l || l->seen[f->cs[i].line & 0xffff])
 			m += f->cs[i].callee->total;
 	return m;
 }
@@ -169,18 +171,19 @@ int cmd_check(int argc, char **argv)
 		const struct fsamples *f = p.funcs[i];
 		long fn = sym_function_by_name(s, f->name);
 
-		fits[i] = (struct fit){ f->name, f->total, 0 };
-		total += f->total;
+		uint64_t all = line_samples(f, NULL);
+
+		fits[i] = (struct fit){ f->name, all, 0 };
+		total += all;
 		if (fn < 0) {
 			missing++;
+			fits[i].total = 0;	/* missing, not changed */
 			continue;
 		}
-		in_funcs += f->total;
+		in_funcs += all;
 		memset(l->seen, 0, sizeof(l->seen));
 		sym_function_insns(s, fn, mark_line, l);
-		fits[i].matched = matched_samples(f, l);
-		if (fits[i].matched > f->total)	/* stated totals may differ */
-			fits[i].matched = f->total;
+		fits[i].matched = line_samples(f, l);
 		matched += fits[i].matched;
 	}
 	printf("%s (%s) against %s\n", argv[optind], format_name(fmt), binary);

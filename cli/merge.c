@@ -100,8 +100,8 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'w':
 			eq = strrchr(optarg, '=');
-			if (!eq || !eq[1] || (wval[nw] = strtoull(eq + 1, &end, 10), *end) ||
-			    !wval[nw])
+			if (!eq || !eq[1] || eq[1] == '-' || eq[1] == '+' ||
+			    (wval[nw] = strtoull(eq + 1, &end, 10), *end) || !wval[nw])
 				die(2, "--weight %s: give FILE=N with N a positive integer", optarg);
 			*eq = '\0';
 			wfile[nw++] = optarg;

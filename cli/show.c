@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *f)
@@ -67,14 +68,14 @@ static int show_binary(const struct raw_profile *p, const char *path,
 }
 
 
-static int show_profile(const char *path)
+static int show_profile(const uint8_t *buf, size_t len, const char *path)
 {
 	struct fs_profile p;
 	enum prof_format fmt;
 	int rc;
 
 	fs_init(&p);
-	if (profile_read(path, &p, &fmt))
+	if (profile_parse(buf, len, path, &p, &fmt))
 		return 1;
 	rc = llvm_text_write(&p, stdout) || fflush(stdout);
 	fs_free(&p);
@@ -90,6 +91,8 @@ int cmd_show(int argc, char **argv)
 	};
 	const char *binary = NULL;
 	struct raw_profile p;
+	uint8_t *buf;
+	size_t len;
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
@@ -109,14 +112,22 @@ int cmd_show(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!raw_file_is_raw(argv[optind])) {
+	/* Read once: FILE may be a pipe. */
+	buf = read_whole_file(argv[optind], &len);
+	if (!buf)
+		return 1;
+	if (len < 8 || memcmp(buf, RAW_MAGIC, 8)) {
 		if (binary) {
 			err("--binary applies to raw profiles; %s is not one", argv[optind]);
-			return 2;
-		}
-		return show_profile(argv[optind]);
+			rc = 2;
+		} else
+			rc = show_profile(buf, len, argv[optind]);
+		free(buf);
+		return rc;
 	}
-	if (raw_read_file(&p, argv[optind]))
+	rc = raw_parse(&p, buf, len, argv[optind]);
+	free(buf);
+	if (rc)
 		return 1;
 	if (binary)
 		rc = show_binary(&p, binary, argv[optind]);

@@ -526,7 +526,7 @@ int cmd_convert(int argc, char **argv)
 
 		/* Branch records count executions; where a profile has them,
 		 * they are the profile (IP samples only fill in the report). */
-		c.lbr_mode = o->nranges || o->nbranches;
+		c.lbr_mode = o->nranges > 0;	/* branches alone (perf -j any_call) carry no line counts */
 		if (c.lbr_mode) {
 			for (size_t i = 0; i < o->nips; i++)
 				c.samples += o->ips[i].count;

@@ -57,10 +57,20 @@ int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt)
 {
 	size_t len;
 	uint8_t *buf = read_whole_file(path, &len);
-	int rc = -1;
+	int rc;
 
 	if (!buf)
 		return -1;
+	rc = profile_parse(buf, len, path, p, fmt);
+	free(buf);
+	return rc;
+}
+
+int profile_parse(const uint8_t *buf, size_t len, const char *path,
+		  struct fs_profile *p, enum prof_format *fmt)
+{
+	int rc = -1;
+
 	*fmt = format_detect(buf, len);
 	switch (*fmt) {
 	case FMT_LLVM_TEXT:
@@ -77,7 +87,6 @@ int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt)
 		    path, len >= 8 && !memcmp(buf, RAW_MAGIC, 8) ?
 		    " but a raw profile: use 'pgoprof convert'" : "");
 	}
-	free(buf);
 	return rc;
 }
 

@@ -41,6 +41,11 @@ int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt);
 #define AFDO_MAX_COUNT 1000000
 void scale_for_format(struct fs_profile *p, const struct write_options *o);
 
+/* profile_read of a file already in memory (buf NUL-terminated one past
+ * len, as read_whole_file gives it); path names it in messages. */
+int profile_parse(const uint8_t *buf, size_t len, const char *path,
+		  struct fs_profile *p, enum prof_format *fmt);
+
 /* Write p (fs_finish'ed) to path atomically, or to stdout if path is NULL
  * or "-" (binary formats are refused on a terminal).  Returns 0 or -1 with
  * a message naming the file. */

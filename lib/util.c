@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -114,12 +115,45 @@ void hex_string(char *out, const uint8_t *id, size_t len)
 	out[2 * len] = '\0';
 }
 
+/* A path that is not a regular file: a device or a FIFO is written in
+ * place (renaming over /dev/null would replace it), a symlink is refused
+ * (as root, it could point anywhere). */
+static int outfile_special(struct outfile *o, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) || S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return err("refusing to write through the symbolic link %s: give its target (or -o - for standard output)", path);
+	if (S_ISDIR(st.st_mode))
+		return err("%s is a directory: give a file name", path);
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
+		return err("cannot open %s: %s", path, strerror(errno));
+	}
+	o->path = xstrdup(path);
+	o->tmp = NULL;
+	return 1;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
-	char *dcopy = xstrdup(path), *bcopy = xstrdup(path);
-	const char *dir = dirname(dcopy), *base = basename(bcopy);
-	size_t n = strlen(dir) + strlen(base) + 16;
-	int fd;
+	char *dcopy, *bcopy;
+	const char *dir, *base;
+	size_t n;
+	int fd, special = outfile_special(o, path);
+
+	if (special)
+		return special > 0 ? 0 : -1;
+	dcopy = xstrdup(path);
+	bcopy = xstrdup(path);
+	dir = dirname(dcopy);
+	base = basename(bcopy);
+	n = strlen(dir) + strlen(base) + 16;
 
 	o->path = xstrdup(path);
 	o->tmp = xmalloc(n);
@@ -160,7 +194,8 @@ void outfile_abort(struct outfile *o)
 
 int outfile_commit(struct outfile *o)
 {
-	int bad = ferror(o->f) | fflush(o->f) | fsync(fileno(o->f));
+	/* fsync fails on devices and FIFOs, which have nothing to sync. */
+	int bad = ferror(o->f) | fflush(o->f) | (o->tmp && fsync(fileno(o->f)));
 
 	if (bad) {
 		int e = errno;
@@ -182,6 +217,11 @@ int outfile_commit(struct outfile *o)
 		return -1;
 	}
 	o->f = NULL;
+	if (!o->tmp) {		/* written in place */
+		free(o->path);
+		o->path = NULL;
+		return 0;
+	}
 	if (rename(o->tmp, o->path)) {
 		int e = errno;
 		char *p = xstrdup(o->path);
@@ -199,7 +239,8 @@ int outfile_commit(struct outfile *o)
 
 uint8_t *read_whole_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	int is_stdin = !strcmp(path, "-");
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	uint8_t *buf = NULL;
 	size_t cap = 0, n = 0, got;
 
@@ -213,12 +254,15 @@ uint8_t *read_whole_file(const char *path, size_t *len)
 		n += got;
 	} while (got > 0);
 	if (ferror(f)) {
-		err("cannot read %s: %s", path, strerror(errno));
-		fclose(f);
+		err("cannot read %s: %s", is_stdin ? "standard input" : path,
+		    strerror(errno));
+		if (!is_stdin)
+			fclose(f);
 		free(buf);
 		return NULL;
 	}
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	buf[n] = '\0';
 	*len = n;
 	return buf;

@@ -40,7 +40,8 @@ void hex_string(char *out, const uint8_t *id, size_t len);
 /* An output file written to "DIR/.NAME.XXXXXX" and renamed over NAME by
  * outfile_commit(), so that readers never see a half-written profile.
  * outfile_abort() removes the temporary.  Both return -1 with a message
- * naming the file on failure (full disk, read-only directory). */
+ * naming the file on failure (full disk, read-only directory).  A device
+ * or FIFO (/dev/null) is written in place; a symbolic link is refused. */
 struct outfile {
 	char *path;
 	char *tmp;
@@ -50,8 +51,8 @@ int outfile_open(struct outfile *o, const char *path);
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 
-/* Read a whole file into memory (malloc'd, *len bytes, NUL-terminated one
- * byte past the end for text parsers).  Returns NULL with a message naming
+/* Read a whole file ("-": standard input) into memory (malloc'd, *len
+ * bytes, NUL-terminated one byte past the end for text parsers).  Returns NULL with a message naming
  * the file on error. */
 uint8_t *read_whole_file(const char *path, size_t *len);
 

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_STR (1u << 20)
 
@@ -127,6 +128,13 @@ int raw_write_file(struct raw_profile *p, const char *path)
 {
 	struct outfile o;
 
+	if (!strcmp(path, "-")) {
+		if (isatty(STDOUT_FILENO))
+			return err("not writing a binary raw profile to a terminal: give -o FILE");
+		if (raw_write(p, stdout) || fflush(stdout))
+			return err("cannot write to standard output");
+		return 0;
+	}
 	if (outfile_open(&o, path))
 		return -1;
 	if (raw_write(p, o.f)) {

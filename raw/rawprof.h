@@ -135,8 +135,8 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 
 /* Write p (normalized first) to f.  Returns 0, or -1 on a write error. */
 int raw_write(struct raw_profile *p, FILE *f);
-/* Write p atomically to path (temporary + rename).  Returns 0 or -1 with a
- * message naming the file. */
+/* Write p atomically to path (temporary + rename), or to stdout if path is
+ * "-" (not a terminal).  Returns 0 or -1 with a message naming the file. */
 int raw_write_file(struct raw_profile *p, const char *path);
 
 /* Parse a raw profile from memory.  name is used in messages.  On error
