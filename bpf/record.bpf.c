@@ -2,18 +2,28 @@
 /* Kernel side of pgoprof-record: on every cpu-clock sample of a target
  * process, take its user stack by frame pointers and count it in a map.
  * Aggregating here keeps the data copied to user space proportional to the
- * number of distinct stacks, not to the number of samples. */
+ * number of distinct stacks, not to the number of samples.
+ * For DWARF call graphs (on_stack_sample) nothing can be aggregated: the
+ * registers and the top of the user stack go to user space per sample. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "record.h"
 
 #define EFAULT 14
+#define EBUSY 16
 
 /* Set before load: only count processes in "targets" (record -p/COMMAND). */
 const volatile bool filter_pid = false;
 /* pgoprof-record itself, never profiled (it would be with -a). */
 const volatile __u32 self_pid = 0;
+/* on_stack_sample: bytes of user stack to copy (<= STACK_COPY_MAX - 8),
+ * whether to add the kernel's frame-pointer walk (--call-graph auto), and
+ * how much unread data makes it wake the collector (less: the collector
+ * polls on its own timer, so most samples cost no wake-up). */
+const volatile __u32 stack_size = 8192;
+const volatile bool with_fp_chain = false;
+const volatile __u64 wakeup_bytes = 1 << 20;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -69,12 +79,40 @@ struct {
 	__type(value, struct lbr_buf);
 } lbr_scratch SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
+/* Resized to the ring size the collector picks (libbpf: set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} samples SEC(".maps");
+
+/* One record under construction per CPU: a plain array indexed by CPU
+ * because a per-CPU map value may not exceed 32 KiB.  perf_event programs
+ * do not nest on a CPU, so a slot is never shared. */
+struct stack_scratch {
+	struct stack_rec h;
+	/* The chain (<= 1024 bytes), the stack, and room for one page more
+	 * than the verifier can see that copy_pages() needs. */
+	__u8 data[1024 + STACK_COPY_MAX + 8192];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* resized to the possible CPUs */
+	__type(key, __u32);
+	__type(value, struct stack_scratch);
+} scratch SEC(".maps");
+
+static __always_inline void stat_add(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void stat_inc(__u32 which)
+{
+	stat_add(which, 1);
 }
 
 static __always_inline int count_in(void *map, void *key)
@@ -179,6 +217,144 @@ int on_lbr_sample(struct bpf_perf_event_data *ctx)
 		if (count_in(&ranges, &key))
 			stat_inc(STAT_RANGES_FULL);
 	}
+	return 0;
+}
+
+static long vma_end(struct task_struct *task, struct vm_area_struct *vma,
+		    void *end)
+{
+	*(__u64 *)end = vma->vm_end;
+	return 0;
+}
+
+/* How many bytes from sp can be copied: stack_size, cut at the end of the
+ * mapping that holds sp so that a copy near the top of the stack does not
+ * fail as a whole.  0 (counted as failed) when sp is in no mapping. */
+static __always_inline __u32 copy_size(__u64 sp, __u32 *flags)
+{
+	__u64 end = 0;
+	long e = bpf_find_vma(bpf_get_current_task_btf(), sp, vma_end, &end, 0);
+
+	if (e == -EBUSY) {	/* mmap lock taken: only sp's own page is sure */
+		end = (sp | 4095) + 1;
+		if (end - sp < stack_size)
+			stat_inc(STAT_COPY_SHORT);
+	} else if (e) {
+		stat_inc(STAT_COPY_FAILED);
+		return 0;
+	} else if (end - sp <= stack_size) {
+		*flags |= REC_F_STACK_WHOLE;
+		stat_inc(STAT_COPY_TOP);
+	}
+	return end - sp < stack_size ? end - sp : stack_size;
+}
+
+/* The copy of [sp, sp + size) failed: some page in it is not present (a
+ * perf_event program cannot fault pages in), typically the untouched top
+ * of a main thread's stack above the random offset of its start.  Copy
+ * page by page up to the first page that fails, and say how much. */
+static __always_inline __u32 copy_pages(__u8 *dst, __u64 sp, __u64 size)
+{
+	__u64 done = 0;
+
+	for (int i = 0; i < STACK_COPY_MAX / 4096 + 1; i++) {
+		__u64 chunk = 4096 - ((sp + done) & 4095);
+
+		if (chunk > size - done)
+			chunk = size - done;
+		if (!chunk)
+			break;
+		/* Bounds for the verifier, on the very registers passed (clang
+		 * would otherwise mask a copy). */
+		asm volatile("%0 &= 8191" : "+r"(chunk));
+		asm volatile("%0 &= 65535" : "+r"(done));
+		if (bpf_probe_read_user(dst + done, chunk, (void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+static __always_inline void fill_regs(struct stack_rec *h,
+				      struct bpf_perf_event_data *ctx)
+{
+	h->regs[0] = ctx->regs.ax;
+	h->regs[1] = ctx->regs.dx;
+	h->regs[2] = ctx->regs.cx;
+	h->regs[3] = ctx->regs.bx;
+	h->regs[4] = ctx->regs.si;
+	h->regs[5] = ctx->regs.di;
+	h->regs[6] = ctx->regs.bp;
+	h->regs[7] = ctx->regs.sp;
+	h->regs[8] = ctx->regs.r8;
+	h->regs[9] = ctx->regs.r9;
+	h->regs[10] = ctx->regs.r10;
+	h->regs[11] = ctx->regs.r11;
+	h->regs[12] = ctx->regs.r12;
+	h->regs[13] = ctx->regs.r13;
+	h->regs[14] = ctx->regs.r14;
+	h->regs[15] = ctx->regs.r15;
+	h->regs[16] = ctx->regs.ip;
+}
+
+/* DWARF call graphs: the user registers, optionally the frame-pointer
+ * walk, and the top of the user stack, as one ring buffer record.  A
+ * sample in the kernel is only counted, as in on_sample: its user stack
+ * would not be charged to user code anyway (docs/raw-format.md). */
+SEC("perf_event")
+int on_stack_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = target_pid(), cpu = bpf_get_smp_processor_id();
+	struct stack_scratch *buf;
+	__u32 off = 0, size;
+	__u64 total, flags;
+	long n;
+
+	if (!pid)
+		return 0;
+	stat_inc(STAT_SAMPLES);
+	if ((__s64)PT_REGS_IP(&ctx->regs) < 0) {
+		stat_inc(STAT_KERNEL);
+		return 0;
+	}
+	buf = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!buf)
+		return 0;
+	buf->h.pid = pid;
+	buf->h.tid = (__u32)bpf_get_current_pid_tgid();
+	buf->h.flags = 0;
+	fill_regs(&buf->h, ctx);
+	if (with_fp_chain) {
+		n = bpf_get_stack(ctx, buf->data, MAX_STACK_DEPTH * 8,
+				  BPF_F_USER_STACK);
+		if (n > 0)
+			off = (__u32)n & ~7u;
+	}
+	off &= 1023;		/* <= MAX_STACK_DEPTH * 8 + 8, for the verifier */
+	buf->h.nfp = off / 8;
+	buf->h.stack_want = stack_size;
+	/* stack_size <= STACK_COPY_MAX - 8: the mask changes nothing but
+	 * gives the verifier its bound. */
+	size = copy_size(ctx->regs.sp, &buf->h.flags) & (STACK_COPY_MAX - 1);
+	if (size && bpf_probe_read_user(buf->data + off, size,
+					(void *)ctx->regs.sp)) {
+		size = copy_pages(buf->data + off, ctx->regs.sp, size);
+		buf->h.flags &= ~REC_F_STACK_WHOLE;
+		stat_inc(size ? STAT_COPY_SHORT : STAT_COPY_FAILED);
+		size &= STACK_COPY_MAX - 1;
+	}
+	buf->h.stack_len = size;
+	total = sizeof(buf->h) + off + size;
+	if (total > sizeof(*buf)) {	/* cannot happen: for the verifier */
+		stat_inc(STAT_RINGBUF_LOST);
+		return 0;
+	}
+	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, buf, total, flags))
+		stat_inc(STAT_RINGBUF_LOST);
+	else
+		stat_add(STAT_RINGBUF_BYTES, total);
 	return 0;
 }
 

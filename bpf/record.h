@@ -15,6 +15,11 @@ enum record_stat {
 	STAT_NO_BRANCHES,	/* bpf_read_branch_records failed */
 	STAT_BRANCHES_FULL,	/* a branch record lost: branches map full */
 	STAT_RANGES_FULL,	/* a range lost: ranges map full */
+	STAT_RINGBUF_LOST,	/* stack copy lost: the ring buffer was full */
+	STAT_COPY_TOP,		/* stack copy ends at the stack mapping's end */
+	STAT_COPY_SHORT,	/* stack copy cut short by an unreadable page */
+	STAT_COPY_FAILED,	/* the user stack could not be read at all */
+	STAT_RINGBUF_BYTES,	/* bytes of stack records sent (not samples) */
 	STAT_MAX,
 };
 
@@ -35,5 +40,33 @@ struct sample_key {
 	__u32 pid;
 	__s32 user_stack_id;
 };
+
+/* DWARF call graphs: each sample's user registers and the top of its user
+ * stack go to user space through a ring buffer, for unwinding there. */
+
+/* The scratch area holds this much stack; the user-visible limit is
+ * STACK_COPY_MAX - 8 (65528, as perf's). */
+#define STACK_COPY_MAX 65536
+/* x86-64 DWARF registers 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
+ * rip (the System V psABI numbering, which .eh_frame uses). */
+#define REC_NREGS 17
+
+/* One sample, variable length: this header, then nfp u64 return addresses
+ * of the kernel's frame-pointer walk (--call-graph auto; ips[0] is the
+ * sampled IP), then stack_len bytes of the user stack from regs[7] (sp)
+ * upwards. */
+struct stack_rec {
+	__u32 pid, tid;
+	__u32 flags;		/* REC_F_* */
+	__u16 nfp;
+	__u16 reserved;
+	__u32 stack_len;
+	__u32 stack_want;	/* the size asked for: stack_len < stack_want
+				 * means the copy was cut short */
+	__u64 regs[REC_NREGS];
+};
+
+/* The copy reaches the end of the stack mapping: nothing lies above it. */
+#define REC_F_STACK_WHOLE 1
 
 #endif

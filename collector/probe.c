@@ -50,7 +50,7 @@ int decide_mode(enum record_mode requested, int probe_errno, char *why,
 	const char *e = strerror(probe_errno);
 
 	if (requested == MODE_STACK) {
-		snprintf(why, len, "mode stack (asked for): cpu-clock samples with frame-pointer stacks");
+		snprintf(why, len, "mode stack (asked for): cpu-clock samples with user stacks");
 		return MODE_STACK;
 	}
 	if (probe_errno == 0) {
@@ -69,7 +69,7 @@ int decide_mode(enum record_mode requested, int probe_errno, char *why,
 		snprintf(why, len, "--mode lbr: this CPU or VM offers no branch records (perf_event_open of cycles with a branch stack: %s); use --mode stack", e);
 		return -1;
 	}
-	snprintf(why, len, "mode stack: no branch records here (perf_event_open of cycles with a branch stack: %s); sampling cpu-clock with frame-pointer stacks", e);
+	snprintf(why, len, "mode stack: no branch records here (perf_event_open of cycles with a branch stack: %s); sampling cpu-clock with user stacks", e);
 	return MODE_STACK;
 }
 

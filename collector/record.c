@@ -1,10 +1,15 @@
 /* pgoprof-record: the privileged collector.  Samples the target with the
  * BPF program of bpf/record.bpf.c on a cpu-clock event per CPU, follows the
- * mappings through the side-band, and writes the raw profile. */
+ * mappings through the side-band, and writes the raw profile.  Stacks come
+ * from frame pointers (aggregated in the kernel) or, for DWARF call graphs,
+ * from copies of the user stack unwound here (dwarfcg.c) once privileges
+ * are dropped. */
 #include <linux/types.h>
 #include "../bpf/record.h"
 #include "record.skel.h"
+#include "dwarfcg.h"
 #include "mappings.h"
+#include "privdrop.h"
 #include "probe.h"
 #include "sideband.h"
 #include "../lib/util.h"
@@ -29,6 +34,15 @@
 #include <time.h>
 #include <unistd.h>
 
+/* --call-graph: how user stacks are walked in stack mode. */
+enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
+
+#define STACK_SIZE_DEFAULT 8192
+#define OPT_CALL_GRAPH 256	/* long option only */
+/* The ring is read at least this often, and unwinding takes at most this
+ * long before the ring is read again. */
+#define SERVE_MS 50
+
 struct options {
 	unsigned long freq;
 	unsigned long long period;	/* -c: events per sample, 0 = use freq */
@@ -39,6 +53,8 @@ struct options {
 	double duration;	/* -d, seconds; 0 = until the target ends */
 	char **command;
 	int quiet;
+	enum call_graph call_graph;
+	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -65,6 +81,12 @@ static void usage(FILE *f)
 "  -c, --period N       a sample every N events instead (cycles; AMD BRS:\n"
 "                       retired taken branches, which needs it; stack\n"
 "                       mode: nanoseconds of cpu-clock)\n"
+"  --call-graph MODE    how stack mode walks user stacks: auto (default:\n"
+"                       the leaf by its CFI, then frame pointers in files\n"
+"                       that keep them and DWARF CFI elsewhere), fp (frame\n"
+"                       pointers, counted in the kernel), or dwarf[,SIZE]\n"
+"                       (CFI everywhere); auto and dwarf copy SIZE bytes of\n"
+"                       user stack per sample (default 8192, at most 65528)\n"
 "  -o, --output FILE    raw profile to write (default pgoprof.raw)\n"
 "  -p, --pid PID        profile a running process and its new children\n"
 "  -a, --all-cpus       profile the whole system\n"
@@ -78,6 +100,30 @@ static void usage(FILE *f)
 "(the profile is written all the same).\n");
 }
 
+/* fp | dwarf[,SIZE] | auto[,SIZE] */
+static void parse_call_graph(const char *arg, struct options *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	char *end;
+
+	if (len == 2 && !strncmp(arg, "fp", 2) && !comma)
+		o->call_graph = CG_FP;
+	else if (len == 5 && !strncmp(arg, "dwarf", 5))
+		o->call_graph = CG_DWARF;
+	else if (len == 4 && !strncmp(arg, "auto", 4))
+		o->call_graph = CG_AUTO;
+	else
+		die(2, "--call-graph %s: give fp, dwarf[,SIZE] or auto[,SIZE]", arg);
+	if (!comma)
+		return;
+	unsigned long n = strtoul(comma + 1, &end, 10);
+	if (*end || n == 0 || n > STACK_COPY_MAX - 8)
+		die(2, "--call-graph %s: SIZE is the bytes of stack to copy, 8 to %d",
+		    arg, STACK_COPY_MAX - 8);
+	o->stack_size = (unsigned)((n + 7) & ~7ul);	/* whole words, as perf */
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -89,6 +135,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -96,7 +143,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 999, .output = "pgoprof.raw",
-			       .mode = MODE_AUTO };
+			       .mode = MODE_AUTO, .call_graph = CG_AUTO,
+			       .stack_size = STACK_SIZE_DEFAULT };
 	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -132,6 +180,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case OPT_CALL_GRAPH:
+			parse_call_graph(optarg, o);
 			break;
 		case 'h':
 			usage(stdout);
@@ -222,6 +273,8 @@ struct collector {
 	int *event_fds;
 	struct bpf_link **links;
 	struct sideband sb;
+	int use_cg;		/* stack records unwound in user space */
+	struct dwarfcg cg;
 	struct raw_profile prof;
 	struct maptable maps;
 	pid_t child;
@@ -252,9 +305,51 @@ static int want_pid(uint32_t pid, void *arg)
 	struct collector *c = arg;
 	uint8_t v;
 
-	if (!c->skel->rodata->filter_pid)
-		return 1;
-	return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.targets), &pid, &v);
+	if (c->skel->rodata->filter_pid &&
+	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.targets), &pid, &v))
+		return 0;
+	/* The side-band asks for every MMAP2 and FORK: the unwinder's
+	 * cached view of this process may be out of date. */
+	if (c->use_cg)
+		dwarfcg_invalidate(&c->cg, (pid_t)pid);
+	return 1;
+}
+
+/* A power of two that buffers about half a second of samples on every
+ * CPU (the collector reads it every SERVE_MS, or when it is a quarter
+ * full), within 8 MiB .. 256 MiB. */
+static uint32_t ring_bytes(const struct collector *c)
+{
+	double hz = c->opt.period ? 1e9 / (double)c->opt.period : (double)c->opt.freq;
+	double want = hz * c->ncpus * (sizeof(struct stack_rec) + 1024.0 +
+				      c->opt.stack_size) / 2;
+	uint32_t size = 8u << 20;
+
+	while (size < want && size < (256u << 20))
+		size *= 2;
+	return size;
+}
+
+/* Set-up of the stack-copy program, before the skeleton is loaded.
+ * Without DWARF call graphs its program and maps are not loaded at all,
+ * so that the fp path needs nothing newer from the kernel than before
+ * (ring buffer 5.8, bpf_find_vma 5.17). */
+static void configure_cg(struct collector *c)
+{
+	uint32_t ring = ring_bytes(c);
+
+	if (!c->use_cg) {
+		bpf_program__set_autoload(c->skel->progs.on_stack_sample, false);
+		bpf_map__set_autocreate(c->skel->maps.samples, false);
+		bpf_map__set_autocreate(c->skel->maps.scratch, false);
+		return;
+	}
+	c->skel->rodata->stack_size = c->opt.stack_size;
+	c->skel->rodata->with_fp_chain = c->opt.call_graph == CG_AUTO;
+	c->skel->rodata->wakeup_bytes = ring / 4;
+	bpf_map__set_max_entries(c->skel->maps.samples, ring);
+	bpf_map__set_max_entries(c->skel->maps.scratch,
+				 (uint32_t)libbpf_num_possible_cpus());
 }
 
 static int load_bpf(struct collector *c)
@@ -266,6 +361,7 @@ static int load_bpf(struct collector *c)
 		return err("cannot open the BPF object: %s", strerror(errno));
 	c->skel->rodata->filter_pid = !c->opt.all;
 	c->skel->rodata->self_pid = (uint32_t)getpid();
+	configure_cg(c);
 	e = record_bpf__load(c->skel);
 	if (e)
 		return err("the kernel refused the BPF program (%s): run as root or with CAP_BPF + CAP_PERFMON, on a kernel with BTF (CONFIG_DEBUG_INFO_BTF)",
@@ -307,7 +403,8 @@ static void sampling_attr(const struct collector *c, struct perf_event_attr *a)
 static int open_sampling(struct collector *c)
 {
 	struct bpf_program *prog = c->mode == MODE_LBR ? c->skel->progs.on_lbr_sample
-						     : c->skel->progs.on_sample;
+				 : c->use_cg ? c->skel->progs.on_stack_sample
+					     : c->skel->progs.on_sample;
 	struct perf_event_attr a;
 
 	sampling_attr(c, &a);
@@ -391,12 +488,27 @@ static int target_done(struct collector *c)
 	return c->opt.duration > 0 && elapsed(c) >= c->opt.duration;
 }
 
+/* One round of the main loop: wait for samples (or SERVE_MS), take the
+ * new mappings, unwind what waits.  The ring is read before the side-band
+ * is drained, so the mappings of every sample read are known when it is
+ * unwound.  wait_ms 0: do not wait; unwind_ms < 0: unwind everything. */
+static void serve(struct collector *c, int wait_ms, int unwind_ms)
+{
+	if (!c->use_cg) {
+		if (wait_ms)
+			poll(NULL, 0, wait_ms);
+		sideband_drain(&c->sb, &c->maps, want_pid, c);
+		return;
+	}
+	dwarfcg_read(&c->cg, dwarfcg_pending(&c->cg) ? 0 : wait_ms);
+	sideband_drain(&c->sb, &c->maps, want_pid, c);
+	dwarfcg_unwind(&c->cg, unwind_ms);
+}
+
 static void run_loop(struct collector *c)
 {
-	while (!stop_signal && !target_done(c)) {
-		poll(NULL, 0, 50);
-		sideband_drain(&c->sb, &c->maps, want_pid, c);
-	}
+	while (!stop_signal && !target_done(c))
+		serve(c, SERVE_MS, SERVE_MS);
 }
 
 static void count_unattributed(struct raw_profile *p, const char *reason,
@@ -408,10 +520,11 @@ static void count_unattributed(struct raw_profile *p, const char *reason,
 	raw_add_counter(p, name, n);
 }
 
-/* One aggregated stack: the leaf is an IP sample, every adjacent pair of
- * frames a caller->callee edge. */
+/* One aggregated stack of n frames: the leaf is an IP sample, every
+ * adjacent pair of frames a caller->callee edge.  Both the kernel's
+ * frame-pointer stacks and the unwound ones come here. */
 static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
-		      uint64_t count)
+		      size_t n, uint64_t count)
 {
 	uint32_t obj, prev_obj = 0;
 	uint64_t off, prev_off = 0;
@@ -427,7 +540,7 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 	else
 		raw_add_ip(&c->prof.objs[prev_obj], prev_off, count);
 	prev_r = r;
-	for (int i = 1; i < MAX_STACK_DEPTH && ips[i]; i++) {
+	for (size_t i = 1; i < n && ips[i]; i++) {
 		r = maps_resolve(&c->maps, pid, ips[i], &obj, &off);
 		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
 			raw_add_edge(&c->prof.objs[obj], off, prev_obj,
@@ -454,12 +567,21 @@ static void collect_stats(struct collector *c)
 	}
 	free(v);
 	raw_add_counter(&c->prof, CNT_SAMPLES, sum[STAT_SAMPLES]);
-	raw_add_counter(&c->prof, CNT_LOST, sum[STAT_STACK_LOST] + sum[STAT_COUNTS_FULL]);
+	raw_add_counter(&c->prof, CNT_LOST, sum[STAT_STACK_LOST] +
+			sum[STAT_COUNTS_FULL] + sum[STAT_RINGBUF_LOST]);
 	raw_add_counter(&c->prof, "lost.stack_map", sum[STAT_STACK_LOST]);
 	raw_add_counter(&c->prof, "lost.counts_map", sum[STAT_COUNTS_FULL]);
 	count_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
 	count_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
 	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
+	if (c->use_cg) {
+		raw_add_counter(&c->prof, "lost.ringbuf", sum[STAT_RINGBUF_LOST]);
+		raw_add_counter(&c->prof, "stack_copy.top", sum[STAT_COPY_TOP]);
+		raw_add_counter(&c->prof, "stack_copy.short", sum[STAT_COPY_SHORT]);
+		raw_add_counter(&c->prof, "stack_copy.failed", sum[STAT_COPY_FAILED]);
+		raw_add_counter(&c->prof, "ringbuf.bytes", sum[STAT_RINGBUF_BYTES]);
+		raw_add_counter(&c->prof, CNT_LOST, dwarfcg_counters(&c->cg, &c->prof));
+	}
 	if (c->mode == MODE_LBR) {
 		raw_add_counter(&c->prof, "lbr.unreadable", sum[STAT_NO_BRANCHES]);
 		raw_add_counter(&c->prof, "lost.branches_map", sum[STAT_BRANCHES_FULL]);
@@ -467,8 +589,18 @@ static void collect_stats(struct collector *c)
 	}
 }
 
+static void add_unwound(void *arg, pid_t pid, const uint64_t *ips, size_t n,
+			uint64_t count)
+{
+	add_stack(arg, pid, ips, n, count);
+}
+
 static void collect_stacks(struct collector *c)
 {
+	if (c->use_cg) {
+		stacktab_each(&c->cg.tab, add_unwound, c);
+		return;
+	}
 	int cfd = bpf_map__fd(c->skel->maps.counts);
 	int sfd = bpf_map__fd(c->skel->maps.stacks);
 	struct sample_key key, next, *prev = NULL;
@@ -485,7 +617,7 @@ static void collect_stacks(struct collector *c)
 			raw_add_counter(&c->prof, "lost.stack_map", count);
 			continue;
 		}
-		add_stack(c, (pid_t)key.pid, ips, count);
+		add_stack(c, (pid_t)key.pid, ips, MAX_STACK_DEPTH, count);
 	}
 }
 
@@ -530,6 +662,14 @@ static void set_meta(struct collector *c)
 	raw_set_meta(p, "event", c->mode != MODE_LBR ? "cpu-clock" :
 				 c->amd ? "ex_ret_brn_tkn" : "cycles");
 	raw_set_meta(p, "mode", c->mode == MODE_LBR ? "lbr" : "stack-fp");
+	if (c->use_cg) {
+		snprintf(buf, sizeof(buf), "%s,%u",
+			 c->opt.call_graph == CG_AUTO ? "auto" : "dwarf",
+			 c->opt.stack_size);
+		raw_set_meta(p, "call_graph", buf);
+	} else {
+		raw_set_meta(p, "call_graph", "fp");
+	}
 	if (c->opt.period || (c->mode == MODE_LBR && c->amd)) {
 		struct perf_event_attr a;
 
@@ -558,6 +698,26 @@ static void set_meta(struct collector *c)
 	}
 }
 
+/* How the unwinds ended, when some did not reach the outermost frame. */
+static void report_unwinding(const struct collector *c)
+{
+	uint64_t all = 0;
+	char line[512];
+	size_t n = 0;
+
+	for (int i = 0; i < UNWIND_END_MAX; i++)
+		all += c->cg.ends[i];
+	for (int i = 0; i < UNWIND_END_MAX && n < sizeof(line); i++)
+		if (i != UNWIND_COMPLETE && c->cg.ends[i])
+			n += (size_t)snprintf(line + n, sizeof(line) - n, ", %llu %s",
+					      (unsigned long long)c->cg.ends[i],
+					      unwind_end_name[i]);
+	if (n)
+		fprintf(stderr, "%s: unwound %llu stacks: %llu to the outermost frame%s (counters unwind.*)\n",
+			progname, (unsigned long long)all,
+			(unsigned long long)c->cg.ends[UNWIND_COMPLETE], line);
+}
+
 static void report(const struct collector *c)
 {
 	const struct raw_profile *p = &c->prof;
@@ -584,6 +744,8 @@ static void report(const struct collector *c)
 		(unsigned long long)raw_get_counter(p, CNT_LOST),
 		(unsigned long long)unattr, n ? " (" : "", n ? line : "",
 		n ? ")" : "", p->nobjs, elapsed(c));
+	if (c->use_cg)
+		report_unwinding(c);
 }
 
 int main(int argc, char **argv)
@@ -601,6 +763,7 @@ int main(int argc, char **argv)
 	c.ncpus = online_cpus(&c.cpus);
 	if (choose_mode(&c))
 		return 1;
+	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
 	if (c.opt.command)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
@@ -613,6 +776,14 @@ int main(int argc, char **argv)
 		goto fail;
 	scan_existing(&c);
 	if (open_sampling(&c))
+		goto fail;
+	if (c.use_cg && dwarfcg_open(&c.cg, bpf_map__fd(c.skel->maps.samples),
+				     c.opt.call_graph == CG_AUTO ? UNWIND_AUTO : UNWIND_DWARF,
+				     &c.maps, &c.prof))
+		goto fail;
+	/* Everything privileged is open; files of the target are parsed
+	 * (side-band build-IDs, the unwinder's ELF and CFI) only after. */
+	if (drop_privileges())
 		goto fail;
 	set_meta(&c);
 	clock_gettime(CLOCK_MONOTONIC, &c.t0);
@@ -630,10 +801,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: recording at %lu Hz on %d CPUs%s\n",
 			progname, c.opt.freq, c.ncpus,
 			c.opt.command ? "" : "; Ctrl-C to stop");
+	if (!c.opt.quiet && c.use_cg)
+		fprintf(stderr, "%s: call graph %s: %u bytes of user stack per sample, unwound here (libdw)%s\n",
+			progname, c.opt.call_graph == CG_AUTO ? "auto" : "dwarf",
+			c.opt.stack_size, c.opt.call_graph == CG_AUTO ?
+			"; frame pointers above the leaf where the file keeps them" : "");
 	run_loop(&c);
 	close_sampling(&c);
-	sideband_drain(&c.sb, &c.maps, want_pid, &c);
 	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
+	serve(&c, 0, -1);	/* the last samples and mappings, all unwound */
+	if (c.use_cg)
+		dwarfcg_stop(&c.cg);	/* before objects are renumbered */
 	collect_stats(&c);
 	collect_stacks(&c);
 	if (c.mode == MODE_LBR) {
@@ -652,6 +830,8 @@ fail:
 		close(go);	/* the command exits 127 without running */
 out:
 	close_sampling(&c);
+	if (c.use_cg)
+		dwarfcg_free(&c.cg);
 	sideband_close(&c.sb);
 	record_bpf__destroy(c.skel);
 	if (c.child) {

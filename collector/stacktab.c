@@ -1,0 +1,97 @@
+#include "stacktab.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct stack_ent {
+	uint64_t hash, count;
+	pid_t pid;
+	size_t n;
+	uint64_t ips[];
+};
+
+void stacktab_init(struct stacktab *t, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->max = max;
+	t->nslots = 1024;
+	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+}
+
+void stacktab_free(struct stacktab *t)
+{
+	for (size_t i = 0; i < t->nslots; i++)
+		free(t->slots[i]);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* FNV-1a over the words: stacks differ mostly in their first frames. */
+static uint64_t stack_hash(pid_t pid, const uint64_t *ips, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint32_t)pid;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 0x100000001b3ull;
+	return h ^ n;
+}
+
+static struct stack_ent **find(const struct stacktab *t, uint64_t h, pid_t pid,
+			       const uint64_t *ips, size_t n)
+{
+	size_t i = h & (t->nslots - 1);
+	struct stack_ent *e;
+
+	while ((e = t->slots[i]) &&
+	       !(e->hash == h && e->pid == pid && e->n == n &&
+		 !memcmp(e->ips, ips, n * sizeof(*ips))))
+		i = (i + 1) & (t->nslots - 1);
+	return &t->slots[i];
+}
+
+/* Keep the load at most one half, so that probes stay short. */
+static void rehash(struct stacktab *t)
+{
+	struct stack_ent **old = t->slots;
+	size_t nold = t->nslots;
+
+	t->nslots *= 2;
+	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			*find(t, old[i]->hash, old[i]->pid, old[i]->ips,
+			      old[i]->n) = old[i];
+	free(old);
+}
+
+int stacktab_add(struct stacktab *t, pid_t pid, const uint64_t *ips, size_t n)
+{
+	uint64_t h = stack_hash(pid, ips, n);
+	struct stack_ent **slot = find(t, h, pid, ips, n), *e;
+
+	if (*slot) {
+		(*slot)->count++;
+		return 0;
+	}
+	if (t->n >= t->max)
+		return -1;
+	e = xmalloc(sizeof(*e) + n * sizeof(*ips));
+	*e = (struct stack_ent){ .hash = h, .count = 1, .pid = pid, .n = n };
+	memcpy(e->ips, ips, n * sizeof(*ips));
+	*slot = e;
+	if (++t->n * 2 > t->nslots)
+		rehash(t);
+	return 0;
+}
+
+void stacktab_each(const struct stacktab *t,
+		   void (*fn)(void *arg, pid_t pid, const uint64_t *ips,
+			      size_t n, uint64_t count),
+		   void *arg)
+{
+	for (size_t i = 0; i < t->nslots; i++)
+		if (t->slots[i])
+			fn(arg, t->slots[i]->pid, t->slots[i]->ips,
+			   t->slots[i]->n, t->slots[i]->count);
+}
