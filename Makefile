@@ -31,7 +31,7 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 	   cli/import.c
-IMPORT_SRC := import/perfdata.c collector/mappings.c collector/buildid.c
+IMPORT_SRC := import/perfdata.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
@@ -103,9 +103,17 @@ check: deps all unit-tests
 demo: deps all
 	sh pgo/demo.sh
 
+# Sample PGO vs instrumented PGO on SQLite speedtest1 and bzip2 with clang-16
+# and gcc-12 (root; fetches sources; ~25 min): bench/results/pgo-compare.md
+BENCH_RUNS ?= 15
+BENCH_VARIANTS ?= 999/1/mean/plain,999/1/mean/profi,9999/4/mean/plain,9999/4/mean/profi,clang=9999/4/max/profi,gcc=9999/4/max/plain
+
+bench: deps all
+	bash bench/pgo-compare.sh -w all -c all -n $(BENCH_RUNS) -V $(BENCH_VARIANTS)
+
 clean:
 	rm -rf $(B) $(PROGS) tests/out
 
-.PHONY: all install deps check demo clean unit-tests
+.PHONY: all install deps check demo clean unit-tests bench
 # Keep the sanitizer objects between runs (they are intermediate files).
 .SECONDARY:
