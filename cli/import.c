@@ -103,9 +103,9 @@ static void report(const struct raw_profile *p, const char *out)
 		fprintf(stderr, "%s: skipped %" PRIu64 " records of unknown types\n", progname,
 			raw_get_counter(p, "import.unknown_records"));
 	if (raw_get_counter(p, "import.user_stack_not_unwound"))
-		fprintf(stderr, "%s: %" PRIu64 " samples carry a copy of the user stack (--call-graph dwarf), "
-			"which is not unwound: they give IP samples but no call edges; record with "
-			"--call-graph fp (-g) for edges\n", progname,
+		fprintf(stderr, "%s: %" PRIu64 " samples carry a copy of the user stack (--call-graph dwarf) "
+			"but no user registers, so it is not unwound: they give IP samples but no call edges\n",
+			progname,
 			raw_get_counter(p, "import.user_stack_not_unwound"));
 	if (raw_get_counter(p, "import.lbr_call_stack_not_used"))
 		fprintf(stderr, "%s: %" PRIu64 " samples have an LBR call stack (--call-graph lbr), "

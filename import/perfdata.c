@@ -9,6 +9,7 @@
 #include "perfdata.h"
 #include "../collector/buildid.h"
 #include "../collector/mappings.h"
+#include "../collector/unwind.h"
 #include "../lib/bytes.h"
 #include "../lib/util.h"
 #include "../version.h"
@@ -101,6 +102,7 @@ enum {	/* feature bits */
 struct pattr {
 	uint32_t type, size;
 	uint64_t config, period, sample_type, read_format, flags, branch_type;
+	uint64_t regs_user;	/* sample_regs_user: the PERF_SAMPLE_REGS_USER set */
 	char *name;
 	int selected;
 	uint64_t samples;
@@ -185,6 +187,11 @@ struct imp {
 	size_t nagg, cap_agg;
 	uint64_t unattr[UNATTR_MAX], kernel, guest, no_user_stack;
 	uint64_t edges_unattr, branches_unattr, ranges_unattr;
+
+	/* --call-graph dwarf: user stacks unwound as pgoprof-record does */
+	struct unwinder *uw;
+	uint64_t unwind_ends[UNWIND_END_MAX];
+	uint64_t unwound;
 };
 
 static uint32_t get32(const uint8_t *p)
@@ -425,6 +432,8 @@ static size_t parse_attr(struct imp *m, size_t off, size_t avail,
 	a->flags = get64(p + 40);
 	if (size >= 80)
 		a->branch_type = get64(p + 72);
+	if (size >= 88)
+		a->regs_user = get64(p + 80);
 	return size;
 }
 
@@ -947,6 +956,31 @@ static enum unattr_reason resolve(struct imp *m, int32_t key, uint64_t addr,
 	return r;
 }
 
+/* The unwinder's view of the mappings (unwind.h): pid's current address
+ * space; the file ID is the raw object index.  A mapping without a known
+ * build-ID is not unwound through (the file here may be another one). */
+static int locate(void *arg, pid_t pid, uint64_t addr, struct unwind_file *f)
+{
+	struct imp *m = arg;
+	const struct raw_object *o;
+	uint32_t obj;
+	uint64_t off;
+
+	if (resolve(m, key_of(m, (uint32_t)pid), addr, &obj, &off) != UNATTR_NONE)
+		return -1;
+	o = &m->prof->objs[obj];
+	*f = (struct unwind_file){ obj, off, o->path, o->build_id,
+				   o->build_id_len };
+	return 0;
+}
+
+/* pid has new mappings, or is a new address space (fork, exec). */
+static void invalidate(struct imp *m, uint32_t pid)
+{
+	if (m->uw)
+		unwind_invalidate(m->uw, (pid_t)pid);
+}
+
 /* ---- samples ---- */
 
 /* Samples are added up here by key before they go into the profile, so
@@ -1105,8 +1139,9 @@ static void do_sample(struct imp *m, const struct rec *rc)
 	int ai = attr_of(m, rc->off, rc->size, rc->type);
 	const struct pattr *a;
 	uint64_t st, ip = 0, nchain = 0, nbr = 0, n, time = NO_TIME;
-	const uint8_t *chain = NULL, *br = NULL;
-	uint32_t pid = UINT32_MAX;
+	uint64_t abi = 0, nregs = 0, ustack_size = 0, dyn_size = 0;
+	const uint8_t *chain = NULL, *br = NULL, *regs = NULL, *ustack = NULL;
+	uint32_t pid = UINT32_MAX, tid = 0;
 	struct rbuf r;
 	int cpumode = rc->misc & MISC_CPUMODE_MASK;
 	uint64_t ips[MAX_STACK_DEPTH];
@@ -1125,7 +1160,7 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		ip = rb_u64(&r);
 	if (st & S_TID) {
 		pid = rb_u32(&r);
-		rb_u32(&r);
+		tid = rb_u32(&r);
 	}
 	if (st & S_TIME)
 		time = rb_u64(&r);
@@ -1157,6 +1192,28 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		}
 		br = rb_bytes(&r, nbr * 24);
 	}
+	/* --call-graph dwarf: the user registers (none if abi is 0), then the
+	 * copy of the user stack, dyn_size bytes of it filled. */
+	if (st & S_REGS_USER) {
+		abi = rb_u64(&r);
+		if (abi) {
+			nregs = (uint64_t)__builtin_popcountll(a->regs_user);
+			regs = rb_bytes(&r, nregs * 8);
+		}
+	}
+	if (st & S_STACK_USER) {
+		ustack_size = rb_u64(&r);
+		if (!r.failed && ustack_size > r.len - r.pos) {
+			r.pos -= 8;
+			rb_fail(&r, "user stack of %" PRIu64 " bytes does not fit in the sample (%zu bytes left)",
+				ustack_size, r.len - r.pos - 8);
+		}
+		ustack = rb_bytes(&r, ustack_size);
+		if (ustack_size)
+			dyn_size = rb_u64(&r);
+		if (dyn_size > ustack_size)
+			dyn_size = ustack_size;
+	}
 	if (check_reader(m, &r))
 		return;
 	if (!a->selected) {
@@ -1171,9 +1228,6 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		if (time > m->tmax)
 			m->tmax = time;
 	}
-	if (st & S_STACK_USER)
-		m->dwarf_stacks++;
-
 	/* Kernel samples: no user IP, and (as in pgoprof-record) neither
 	 * their user stack nor their branch records are used. */
 	if (cpumode == MISC_GUEST_KERNEL || cpumode == MISC_GUEST_USER) {
@@ -1201,8 +1255,30 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		}
 		break;
 	}
+	if (!nips && regs && (st & S_STACK_USER)) {
+		/* dwarf mode: unwind the stack copy as pgoprof-record does */
+		struct unwind_sample s = {
+			.pid = (pid_t)pid,
+			.tid = (pid_t)tid,
+			.stack = ustack,
+			.stack_len = (size_t)dyn_size,
+		};
+		uint64_t vals[64];
+		enum unwind_end end;
+
+		for (uint64_t i = 0; i < nregs; i++)
+			vals[i] = get64(regs + 8 * i);
+		unwind_regs_from_perf(&s, a->regs_user, vals);
+		if (!m->uw)
+			m->uw = unwind_new(UNWIND_DWARF, locate, m);
+		nips = unwind_stack(m->uw, &s, ips, MAX_STACK_DEPTH, &end);
+		m->unwind_ends[end]++;
+		m->unwound++;
+	} else if (st & S_STACK_USER) {
+		m->dwarf_stacks++;	/* no user registers: the IP only */
+	}
 	if (!nips && (st & S_IP))
-		ips[nips++] = ip;	/* no user call chain: -b, dwarf mode */
+		ips[nips++] = ip;	/* no user call chain: -b */
 	if (!nips)
 		m->no_user_stack++;
 	else
@@ -1277,6 +1353,7 @@ static void deliver(struct imp *m, const struct rec *rc)
 		else
 			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
 				    get64(p + 32), NULL, 0, path);
+		invalidate(m, get32(p + 8));
 		break;
 	}
 	case REC_MMAP: {
@@ -1287,9 +1364,11 @@ static void deliver(struct imp *m, const struct rec *rc)
 			break;
 		}
 		path = rec_filename(m, rc, 40);
-		if (path && !(rc->misc & MISC_MMAP_DATA))
+		if (path && !(rc->misc & MISC_MMAP_DATA)) {
 			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
 				    get64(p + 32), NULL, 0, path);
+			invalidate(m, get32(p + 8));
+		}
 		break;
 	}
 	case REC_COMM:
@@ -1298,8 +1377,10 @@ static void deliver(struct imp *m, const struct rec *rc)
 			break;
 		}
 		/* exec: a new address space; its mappings follow. */
-		if (rc->misc & MISC_COMM_EXEC)
+		if (rc->misc & MISC_COMM_EXEC) {
 			new_key(m, get32(p + 8));
+			invalidate(m, get32(p + 8));
+		}
 		break;
 	case REC_FORK:
 	case REC_EXIT:
@@ -1316,6 +1397,7 @@ static void deliver(struct imp *m, const struct rec *rc)
 
 			if (parent)
 				maps_fork(&m->maps, parent, child);
+			invalidate(m, get32(p + 8));
 		}
 		break;
 	case REC_LOST:
@@ -1600,6 +1682,13 @@ static void set_counters(struct imp *m)
 		raw_add_counter(p, "import.user_stack_not_unwound", m->dwarf_stacks);
 	if (m->call_stack_lbr)
 		raw_add_counter(p, "import.lbr_call_stack_not_used", m->call_stack_lbr);
+	/* As pgoprof-record --call-graph dwarf: why each unwind ended. */
+	for (int i = 0; m->unwound && i < UNWIND_END_MAX; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "unwind.%s", unwind_end_name[i]);
+		raw_add_counter(p, name, m->unwind_ends[i]);
+	}
 	if (m->bad_build_id_flag)
 		raw_add_counter(p, "import.mmap2_build_id_flag_ignored", m->bad_build_id_flag);
 	if (m->no_ranges_filter)
@@ -1650,6 +1739,7 @@ static void imp_free(struct imp *m)
 	free(m->version);
 	free(m->arch);
 	free(m->cmdline);
+	unwind_free(m->uw);
 	maps_free(&m->maps);
 	free(m->keys);
 	free(m->q);
@@ -1718,6 +1808,10 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 		m.build_id_attr |= !!(m.attrs[i].flags & A_BUILD_ID);
 	if (process_records(&m, data_off, data_end))
 		goto out;
+	/* Its file IDs are object indices, which raw_drop_empty_objects
+	 * renumbers. */
+	unwind_free(m.uw);
+	m.uw = NULL;
 	agg_emit(&m);
 	set_meta(&m);
 	set_counters(&m);

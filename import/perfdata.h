@@ -1,4 +1,5 @@
-/* perf.data (written by "perf record -g" or "perf record -b") -> raw profile.
+/* perf.data (written by "perf record -g", "--call-graph dwarf" or "-b") ->
+ * raw profile.
  *
  * Reads the file format directly (tools/perf/Documentation/
  * perf.data-file-format.txt, include/uapi/linux/perf_event.h in the kernel):
@@ -8,7 +9,10 @@
  * and SAMPLE_TIME features.  File mode and pipe mode ("perf record -o -").
  *
  * Stacks become IP samples and caller->callee edges by the rules of
- * pgoprof-record (collector/record.c add_stack()); branch stacks become
+ * pgoprof-record (collector/record.c add_stack()); the copies of the user
+ * stack of --call-graph dwarf (PERF_SAMPLE_REGS_USER and STACK_USER) are
+ * first unwound as pgoprof-record --call-graph dwarf unwinds them
+ * (collector/unwind.h), with the mappings of the file; branch stacks become
  * taken branches and the fall-through ranges between them by the rules of
  * bpf/record.bpf.c on_lbr_sample().  docs/raw-format.md describes both.
  * Kernel samples (cpumode, or an IP with its top bit set) are counted as
@@ -31,7 +35,9 @@
  * edges/branches/ranges.unattributed, duration_ms; and import.*:
  * unknown_records (skipped), unknown_event_id, other_event_samples
  * (--event), build_id_from_file (objects), user_stack_not_unwound
- * (--call-graph dwarf: IP only), lbr_call_stack_not_used (--call-graph
+ * (--call-graph dwarf samples without user registers: IP only); and, for
+ * --call-graph dwarf, unwind.<reason> (unwind_end_name[]) as pgoprof-record
+ * counts them; lbr_call_stack_not_used (--call-graph
  * lbr), branch_filter_no_ranges (-j with a filter: branches, no ranges),
  * mmap2_build_id_flag_ignored. */
 #ifndef PGOPROF_PERFDATA_H

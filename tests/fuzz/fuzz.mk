@@ -26,6 +26,7 @@ FUZZ_LIB := lib/util.c lib/bytes.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c collector/buildid.c collector/mappings.c \
+	collector/unwind.c collector/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)

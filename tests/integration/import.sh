@@ -1,8 +1,9 @@
 #!/bin/sh
 # pgoprof import: perf.data files written by the real perf (perf record -g,
-# pipe mode, --call-graph dwarf, two processes of one PIE binary) give
-# exactly the IP samples and call edges that 'perf script' prints of the
-# same files, and about the same profile as 'pgoprof record'.
+# pipe mode, two processes of one PIE binary) give exactly the IP samples
+# and call edges that 'perf script' prints of the same files, and about the
+# same profile as 'pgoprof record'; --call-graph dwarf stacks are unwound
+# as pgoprof record unwinds them.
 . "$(dirname "$0")/../lib.sh"
 
 need_root import || exit 0
@@ -20,7 +21,7 @@ rm -f ./*
 # perf prints the frames of user objects as file offsets.  A sample whose
 # leaf is a kernel address is left out (unattributed.kernel), as are frames
 # outside files ([unknown], [vdso]); a 0 frame ends the stack.  leaf_only=1:
-# IP samples only (--call-graph dwarf, whose stacks pgoprof does not unwind).
+# IP samples only.
 cat >expect.awk <<'EOF'
 function hex(s,   i, n) {
 	n = 0; s = tolower(s)
@@ -135,13 +136,27 @@ same_as_perf_script "pipe mode" pipe.data pipe.raw
 check "import from stdin gives the same profile" sh -c \
 	"'$PGOPROF' show pipe.raw | grep -v '^meta source' >a.txt && '$PGOPROF' show stdin.raw | grep -v '^meta source' | cmp -s - a.txt"
 
-# --call-graph dwarf: the IP samples; the stack copies are not unwound.
-if perf record -q -e cpu-clock --call-graph dwarf -o dwarf.data -- ../hot 1 >/dev/null 2>perf.err; then
-	check "import --call-graph dwarf" "$PGOPROF" import -q dwarf.data -o dwarf.raw
-	same_as_perf_script "dwarf" dwarf.data dwarf.raw 1
-	check "dwarf stacks are counted as not unwound" test "$(counter dwarf.raw import.user_stack_not_unwound)" -gt 0
+# --call-graph dwarf: the copies of the user stack are unwound as
+# pgoprof record --call-graph dwarf unwinds them: the leaf caller that a
+# frame-pointer walk loses (gcc -O2, no frame pointers; tests/workloads/
+# leafcall.c, as in tests/integration/unwind.sh) is caller_a.
+if gcc -O2 -g -o lc_nofp "$TOP/tests/workloads/leafcall.c" -lpthread; then
+	if perf record -q -e cpu-clock --call-graph dwarf -o dwarf.data -- ./lc_nofp 300000 >/dev/null 2>perf.err; then
+		check "import --call-graph dwarf" "$PGOPROF" import -q dwarf.data -o dwarf.raw
+		complete=$(counter dwarf.raw unwind.complete); dtaken=$(counter dwarf.raw samples.taken)
+		check "dwarf stacks are unwound (unwind.complete ${complete:-0} of ${dtaken:-0})" \
+			test $((${complete:-0} * 10)) -ge $((${dtaken:-1} * 9))
+		check "no dwarf stack left not unwound" test -z "$(counter dwarf.raw import.user_stack_not_unwound)"
+		check "convert the dwarf import" "$PGOPROF" convert -q dwarf.raw --binary lc_nofp --format llvm-text -o dwarf.prof
+		total=$(fn_total dwarf.prof hot_leaf)
+		site=$(awk '/^[^ ]/ { f = $0 } f ~ /^caller_a:/ { for (i = 2; i <= NF; i++) if ($i ~ /^hot_leaf:/) { sub(/^hot_leaf:/, "", $i); n += $i } } END { print n + 0 }' dwarf.prof)
+		check "dwarf import: caller_a calls hot_leaf with $site of its ${total:-0} samples" \
+			test "${total:-0}" -gt 0 -a $((site * 100)) -ge $((${total:-0} * 95))
+	else
+		fail "perf record --call-graph dwarf" "$(tail -n 2 perf.err | tr '\n' ' ')"
+	fi
 else
-	fail "perf record --call-graph dwarf" "$(tail -n 2 perf.err | tr '\n' ' ')"
+	fail "gcc -O2 leafcall.c" "gcc could not build tests/workloads/leafcall.c"
 fi
 
 # Bad input: one line naming the file and the byte offset, exit 1, no output.

@@ -22,7 +22,8 @@ enum {
 	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3,
 	S_READ = 1 << 4, S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7,
 	S_PERIOD = 1 << 8, S_STREAM_ID = 1 << 9, S_RAW = 1 << 10,
-	S_BRANCH_STACK = 1 << 11, S_IDENTIFIER = 1 << 16,
+	S_BRANCH_STACK = 1 << 11, S_REGS_USER = 1 << 12,
+	S_STACK_USER = 1 << 13, S_IDENTIFIER = 1 << 16,
 };
 #define A_FREQ (1ULL << 10)
 #define A_SAMPLE_ID_ALL (1ULL << 18)
@@ -49,6 +50,7 @@ enum {
 struct tattr {
 	uint32_t type;
 	uint64_t config, period, st, rf, flags, bst;
+	uint64_t regs;	/* sample_regs_user */
 	uint64_t ids[4];
 	int nids;
 };
@@ -106,6 +108,7 @@ static void put_attr(struct wbuf *b, const struct tattr *a)
 	wb_u64(b, 0);	/* config1 */
 	wb_u64(b, 0);	/* config2 */
 	wb_u64(b, a->bst);
+	wb_u64(b, a->regs);
 	while (b->len < at + 128)
 		wb_u8(b, 0);
 }
@@ -1033,6 +1036,78 @@ static void test_unfinished_file(void)
 	tf_free(&f);
 }
 
+/* --call-graph dwarf samples (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER)
+ * go to the unwinder: its end reasons are counted as unwind.*, the leaf
+ * stays an IP sample; a sample without user registers keeps its IP only. */
+static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
+			 uint64_t size_field)
+{
+	size_t at = rec_begin(f, 9, MISC_USER);
+
+	wb_u64(&f->data, 0x555555554100ULL);	/* ip */
+	wb_u32(&f->data, 100);
+	wb_u32(&f->data, 100);
+	wb_u64(&f->data, 20);			/* time */
+	wb_u64(&f->data, abi);
+	if (abi) {	/* bits 7 (sp) and 8 (ip), in bit order */
+		wb_u64(&f->data, 0x7ffc00001000ULL);
+		wb_u64(&f->data, 0x555555554100ULL);
+	}
+	wb_u64(&f->data, size_field);
+	for (size_t i = 0; i < stack; i++)
+		wb_u8(&f->data, (uint8_t)i);
+	if (stack)
+		wb_u64(&f->data, stack);	/* dyn_size */
+	rec_end(f, at);
+}
+
+static void test_dwarf_stacks(void)
+{
+	struct tfile f;
+	struct wbuf b;
+	struct raw_profile p;
+	struct tattr *a;
+
+	tf_init(&f);
+	a = tf_attr(&f, 1, 0, S_IP | S_TID | S_TIME | S_REGS_USER | S_STACK_USER,
+		    A_SAMPLE_ID_ALL | A_BUILD_ID);
+	a->regs = 3ULL << 7;
+	t_mmap2(&f, 0, 100, 0x555555554000ULL, 0x2000, 0x1000, EXE, 20, 5,
+		"/nonexistent/prog", 11);
+	dwarf_sample(&f, 2, 0, 0);	/* no stack copied */
+	dwarf_sample(&f, 2, 16, 16);	/* a file that cannot be opened */
+	dwarf_sample(&f, 0, 0, 0);	/* no user registers */
+	b = tf_file(&f);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, NULL) == 0);
+	CHECK(errbuf[0] == '\0');
+	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 3);
+	CHECK(raw_get_counter(&p, "unwind.no_stack") == 1);
+	CHECK(raw_get_counter(&p, "unwind.no_file") == 1);
+	CHECK(raw_get_counter(&p, "unwind.complete") == 0);
+	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 1);
+	CHECK(p.nobjs == 1 && p.objs[0].nips == 1 &&
+	      p.objs[0].ips[0].offset == 0x1100 && p.objs[0].ips[0].count == 3);
+	CHECK(invariant_holds(&p));
+	raw_free(&p);
+	free(b.data);
+	tf_free(&f);
+
+	/* A stack size larger than the record: a clean error. */
+	tf_init(&f);
+	a = tf_attr(&f, 1, 0, S_IP | S_TID | S_TIME | S_REGS_USER | S_STACK_USER,
+		    A_SAMPLE_ID_ALL);
+	a->regs = 3ULL << 7;
+	dwarf_sample(&f, 2, 8, 4096);
+	b = tf_file(&f);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, NULL) == -1);
+	CHECK(strstr(errbuf, "user stack of 4096 bytes") != NULL);
+	raw_free(&p);
+	free(b.data);
+	tf_free(&f);
+}
+
 static void test_not_perf_data(void)
 {
 	static const uint8_t raw[] = "PGORAW\0\0\1\0\0\0\0\0\0\0";
@@ -1160,6 +1235,7 @@ int main(void)
 	RUN(test_branch_filters);
 	RUN(test_two_events);
 	RUN(test_unfinished_file);
+	RUN(test_dwarf_stacks);
 	RUN(test_not_perf_data);
 	RUN(test_error_message);
 	RUN(test_truncated_and_flipped);
