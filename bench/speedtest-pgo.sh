@@ -76,7 +76,7 @@ step "record: speedtest1.fp $args at $hz Hz"
 "$PGOPROF" record -F "$hz" -o "$W/speedtest1.raw" -- "$W/speedtest1.fp" "${targs[@]}" \
     >"$W/record.log" 2>&1 || { tail -n 20 "$W/record.log" >&2; die "pgoprof record failed, see $W/record.log"; }
 "$PGOPROF" show "$W/speedtest1.raw" >"$W/show.txt" || die "pgoprof show failed"
-"$PGOPROF" convert "$W/speedtest1.raw" --binary "$W/speedtest1.fp" -o "$W/speedtest1.prof" \
+"$PGOPROF" convert "$W/speedtest1.raw" --binary "$W/speedtest1.fp" --format llvm-text -o "$W/speedtest1.prof" \
     2>"$W/convert.log" || { cat "$W/convert.log" >&2; die "pgoprof convert failed"; }
 [ -s "$W/speedtest1.prof" ] || die "empty profile $W/speedtest1.prof"
 
