@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -38,7 +39,13 @@
 enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 
 #define STACK_SIZE_DEFAULT 8192
-#define OPT_CALL_GRAPH 256	/* long option only */
+#define OPT_CALL_GRAPH 256	/* long options only */
+/* Hidden from --help, documented in pgoprof-record(1): map sizes, for
+ * tests that force lost samples and for very many distinct stacks. */
+#define OPT_MAX_STACKS 257
+#define OPT_RING_SIZE 258
+/* Above this share of samples lost, the summary warns (as convert does). */
+#define LOST_WARN_PERCENT 1.0
 /* The ring is read at least this often, and unwinding takes at most this
  * long before the ring is read again. */
 #define SERVE_MS 50
@@ -55,6 +62,17 @@ struct options {
 	int quiet;
 	enum call_graph call_graph;
 	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
+	uint32_t max_stacks;	/* --max-stacks: stack/counts map entries, 0 = default */
+	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
+};
+
+/* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
+ * the real user is root): the output is given to them, and -p is limited
+ * to the processes they could trace. */
+struct invoker {
+	int set;
+	uid_t uid;
+	gid_t gid;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -95,7 +113,8 @@ static void usage(FILE *f)
 "  -q, --quiet          print only errors\n"
 "  -h, --help           this text\n"
 "\n"
-"Needs root or CAP_BPF + CAP_PERFMON.  Exit status: 0 when the profile was\n"
+"Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
+"given to SUDO_UID and -p takes only that user's processes.  Exit status: 0 when the profile was\n"
 "written; 1 on errors; 2 on bad usage; the COMMAND's status if it failed\n"
 "(the profile is written all the same).\n");
 }
@@ -136,6 +155,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -184,6 +205,29 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, o);
 			break;
+		case OPT_MAX_STACKS: {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || n == 0 || n > (1ul << 24))
+				die(2, "--max-stacks %s: give a number of map entries from 1 to %lu",
+				    optarg, 1ul << 24);
+			o->max_stacks = (uint32_t)n;
+			break;
+		}
+		case OPT_RING_SIZE: {
+			unsigned long long n = strtoull(optarg, &end, 10);
+
+			if (*end == 'K' || *end == 'k')
+				n <<= 10, end++;
+			else if (*end == 'M' || *end == 'm')
+				n <<= 20, end++;
+			if (*end || n < (unsigned long long)sysconf(_SC_PAGESIZE) ||
+			    n > (1ull << 30) || (n & (n - 1)))
+				die(2, "--ring-size %s: give a power of two from the page size (%ld) to 1G",
+				    optarg, sysconf(_SC_PAGESIZE));
+			o->ring_size = (uint32_t)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -200,6 +244,69 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->command && o->duration > 0)
 		die(2, "-d applies to -p and -a; a COMMAND is recorded until it ends");
+}
+
+/* SUDO_UID/SUDO_GID, when the real user is root: anyone else could set
+ * them to give files away or to lift the -p check for no reason. */
+static void find_invoker(struct invoker *inv)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	unsigned long uid, gid;
+
+	*inv = (struct invoker){ 0 };
+	if (getuid() != 0 || !u || !*u)
+		return;
+	uid = strtoul(u, &end, 10);
+	if (*end || uid >= (uid_t)-1)
+		die(1, "SUDO_UID=%s: not a user ID", u);
+	gid = g && *g ? strtoul(g, &end, 10) : 0;
+	if (!g || !*g || *end || gid >= (gid_t)-1)
+		die(1, "SUDO_GID=%s: not a group ID (SUDO_UID is set)", g ? g : "");
+	if (uid == 0)
+		return;		/* sudo from root: plain root */
+	inv->set = 1;
+	inv->uid = (uid_t)uid;
+	inv->gid = (gid_t)gid;
+}
+
+/* Through sudo, -p takes only a process that the invoking user could
+ * ptrace themselves: its real, effective and saved user IDs are theirs
+ * (the user-ID part of ptrace's access check; see docs/threat-model.md). */
+static void check_pid_owner(const struct invoker *inv, pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long r, e, s;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		die(1, "process %d does not exist", (int)pid);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu %lu %lu", &r, &e, &s) == 3) {
+			found = 1;
+			break;
+		}
+	fclose(f);
+	if (!found)
+		die(1, "cannot read the owner of process %d from %s", (int)pid, path);
+	if (r != inv->uid || e != inv->uid || s != inv->uid)
+		die(1, "-p %d: the process belongs to user %lu, not to user %lu who ran pgoprof-record through sudo (SUDO_UID): profile it as that user, or as root without sudo",
+		    (int)pid, e != inv->uid ? e : r != inv->uid ? r : s,
+		    (unsigned long)inv->uid);
+}
+
+/* Refuse a symbolic link before recording rather than after: outfile_open
+ * refuses it again at the end, when the file is written. */
+static void check_output_path(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") && !lstat(path, &st) && S_ISLNK(st.st_mode))
+		die(1, "refusing to write through the symbolic link %s: give its target (or -o - for standard output)",
+		    path);
 }
 
 /* CPUs listed in /sys/devices/system/cpu/online ("0-3,6"). */
@@ -266,6 +373,7 @@ static pid_t spawn_stopped(char **argv, int *go)
 
 struct collector {
 	struct options opt;
+	struct invoker inv;
 	int mode;		/* MODE_LBR or MODE_STACK, after the probe */
 	int amd;
 	struct record_bpf *skel;
@@ -336,7 +444,7 @@ static uint32_t ring_bytes(const struct collector *c)
  * (ring buffer 5.8, bpf_find_vma 5.17). */
 static void configure_cg(struct collector *c)
 {
-	uint32_t ring = ring_bytes(c);
+	uint32_t ring = c->opt.ring_size ? c->opt.ring_size : ring_bytes(c);
 
 	if (!c->use_cg) {
 		bpf_program__set_autoload(c->skel->progs.on_stack_sample, false);
@@ -361,6 +469,10 @@ static int load_bpf(struct collector *c)
 		return err("cannot open the BPF object: %s", strerror(errno));
 	c->skel->rodata->filter_pid = !c->opt.all;
 	c->skel->rodata->self_pid = (uint32_t)getpid();
+	if (c->opt.max_stacks) {
+		bpf_map__set_max_entries(c->skel->maps.stacks, c->opt.max_stacks);
+		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
+	}
 	configure_cg(c);
 	e = record_bpf__load(c->skel);
 	if (e)
@@ -718,6 +830,32 @@ static void report_unwinding(const struct collector *c)
 			(unsigned long long)c->cg.ends[UNWIND_COMPLETE], line);
 }
 
+/* raw_write_file, but the file goes to the user who ran us through sudo.
+ * fchown on the temporary, before it is renamed into place: nothing can be
+ * swapped in between.  Devices and FIFOs, written in place, keep their
+ * owner. */
+static int write_output(struct collector *c)
+{
+	struct outfile o;
+
+	if (!c->inv.set || !strcmp(c->opt.output, "-"))
+		return raw_write_file(&c->prof, c->opt.output);
+	if (outfile_open(&o, c->opt.output))
+		return -1;
+	if (o.tmp && fchown(fileno(o.f), c->inv.uid, c->inv.gid)) {
+		int e = errno;
+
+		outfile_abort(&o);
+		return err("cannot give %s to user %lu (SUDO_UID): %s", c->opt.output,
+			   (unsigned long)c->inv.uid, strerror(e));
+	}
+	if (raw_write(&c->prof, o.f)) {
+		outfile_abort(&o);
+		return err("cannot write %s", c->opt.output);
+	}
+	return outfile_commit(&o);
+}
+
 static void report(const struct collector *c)
 {
 	const struct raw_profile *p = &c->prof;
@@ -744,6 +882,14 @@ static void report(const struct collector *c)
 		(unsigned long long)raw_get_counter(p, CNT_LOST),
 		(unsigned long long)unattr, n ? " (" : "", n ? line : "",
 		n ? ")" : "", p->nobjs, elapsed(c));
+	uint64_t lost = raw_get_counter(p, CNT_LOST);
+
+	if (taken && 100.0 * (double)lost / (double)taken > LOST_WARN_PERCENT)
+		fprintf(stderr, "%s: warning: %llu of %llu samples (%.1f%%) lost: %s full; record with a lower -F, or give %s\n",
+			progname, (unsigned long long)lost,
+			(unsigned long long)taken, 100.0 * (double)lost / (double)taken,
+			c->use_cg ? "the ring buffer was" : "the kernel's stack maps were",
+			c->use_cg ? "a bigger --ring-size" : "a bigger --max-stacks");
 	if (c->use_cg)
 		report_unwinding(c);
 }
@@ -756,6 +902,10 @@ int main(int argc, char **argv)
 
 	progname = "pgoprof-record";
 	parse_options(argc, argv, &c.opt);
+	find_invoker(&c.inv);
+	if (c.inv.set && c.opt.pid)
+		check_pid_owner(&c.inv, c.opt.pid);
+	check_output_path(c.opt.output);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	raw_init(&c.prof);
@@ -783,7 +933,7 @@ int main(int argc, char **argv)
 		goto fail;
 	/* Everything privileged is open; files of the target are parsed
 	 * (side-band build-IDs, the unwinder's ELF and CFI) only after. */
-	if (drop_privileges())
+	if (drop_privileges(c.inv.set))
 		goto fail;
 	set_meta(&c);
 	clock_gettime(CLOCK_MONOTONIC, &c.t0);
@@ -819,7 +969,7 @@ int main(int argc, char **argv)
 		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.ranges), 1);
 	}
 	raw_drop_empty_objects(&c.prof);
-	if (raw_write_file(&c.prof, c.opt.output))
+	if (write_output(&c))
 		rc = 1;
 	else if (!c.opt.quiet)
 		report(&c);

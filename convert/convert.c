@@ -474,8 +474,30 @@ static void report_lbr(const struct conv *c)
 			progname, l->branches_dropped);
 }
 
+/* Above this share of samples.lost in samples.taken, warn: the profile
+ * under-counts code whose stacks did not fit (pgoprof-record warns too). */
+#define LOST_WARN_PERCENT 1.0
+
+static void report_lost(const struct conv *c)
+{
+	uint64_t taken = raw_get_counter(&c->raw, CNT_SAMPLES);
+	uint64_t lost = raw_get_counter(&c->raw, CNT_LOST);
+	const char *cg = raw_get_meta(&c->raw, "call_graph");
+	int ring = cg && strcmp(cg, "fp") != 0;
+
+	if (!taken || !(100.0 * (double)lost / (double)taken > LOST_WARN_PERCENT))
+		return;
+	warnx("warning: %" PRIu64 " of %" PRIu64 " samples (%.1f%%) were lost in recording (samples.lost, over %.0f%%): %s; record again with a lower -F or with %s",
+	      lost, taken, 100.0 * (double)lost / (double)taken, LOST_WARN_PERCENT,
+	      ring ? "the ring buffer of stack copies was full"
+		   : "a kernel map (stacks, counts, branches or ranges) was full",
+	      ring ? "a bigger pgoprof-record --ring-size"
+		   : "more map entries (pgoprof-record --max-stacks)");
+}
+
 static void report(const struct conv *c)
 {
+	report_lost(c);
 	if (c->lbr_mode) {
 		report_lbr(c);
 		return;

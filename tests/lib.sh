@@ -1,6 +1,9 @@
 # Helpers for the integration tests (sourced).  Each check prints one line,
 # "PASS name" or "FAIL name: why", which tests/run.sh counts.
 set -u
+# Under "sudo make check", pgoprof-record would act for the sudo user (and
+# refuse -p of root's test processes): the tests run as plain root.
+unset SUDO_UID SUDO_GID SUDO_USER
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$TOP/tests/out
 WORK=$OUT/work

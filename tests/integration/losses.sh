@@ -1,0 +1,48 @@
+#!/bin/sh
+# Lost samples: maps and ring buffer shrunk until they overflow
+# (--max-stacks, --ring-size); the loss is counted in the profile, printed
+# by record, and convert warns above 1%.
+. "$(dirname "$0")/../lib.sh"
+
+need_root losses || exit 0
+build_workloads || { fail build_workloads; exit 0; }
+cd "$WORK" || exit 1
+
+counter() { "$PGOPROF" show "$1" | awk -v k="$2" '$1 == "counter" && $2 == k { print $4 }'; }
+
+# Frame pointers, counted in the kernel: 2 stack-map entries cannot hold
+# the stacks of hot (main, the loop, the library call, kernel entries).
+"$PGOPROF" record --call-graph fp --max-stacks 2 -o lost-fp.raw -- ./hot 1 >/dev/null 2>lost-fp.err; rc=$?
+taken=$(counter lost-fp.raw samples.taken); lost=$(counter lost-fp.raw samples.lost)
+check "fp, --max-stacks 2: recorded (rc=$rc)" test "$rc" -eq 0
+check "fp, --max-stacks 2: samples.lost > 0 in the profile ($lost of $taken)" \
+	sh -c "test '${lost:-0}' -gt 0 && test '${taken:-0}' -gt '${lost:-0}'"
+check "fp: lost.stack_map + lost.counts_map = samples.lost" \
+	test "$(( $(counter lost-fp.raw lost.stack_map) + $(counter lost-fp.raw lost.counts_map) ))" -eq "${lost:-x}"
+check "fp: record prints the loss and warns" sh -c \
+	"grep -q ' $lost lost' lost-fp.err && grep -q 'warning: $lost of $taken samples.*lost.*--max-stacks' lost-fp.err"
+"$PGOPROF" convert lost-fp.raw --binary hot -o lost-fp.prof 2>lost-fpc.err; rc=$?
+check "fp: convert succeeds and warns with the numbers and the fix (rc=$rc)" sh -c \
+	"test $rc -eq 0 && grep -q 'warning: $lost of $taken samples .*lost.*lower -F.*--max-stacks' lost-fpc.err"
+"$PGOPROF" convert -q lost-fp.raw --binary hot -o lost-fp.prof 2>lost-fpq.err
+check "fp: convert -q stays quiet" test ! -s lost-fpq.err
+
+# DWARF call graph: a one-page ring cannot hold one 8 KiB stack copy, so
+# every copy is lost, deterministically.
+"$PGOPROF" record --call-graph dwarf --ring-size 4K -o lost-dw.raw -- ./hot 1 >/dev/null 2>lost-dw.err; rc=$?
+taken=$(counter lost-dw.raw samples.taken); lost=$(counter lost-dw.raw samples.lost)
+ring=$(counter lost-dw.raw lost.ringbuf)
+check "dwarf, --ring-size 4K: recorded (rc=$rc)" test "$rc" -eq 0
+check "dwarf, --ring-size 4K: samples.lost = lost.ringbuf > 0 ($lost, $ring of $taken)" \
+	sh -c "test '${ring:-0}' -gt 0 && test '${lost:-0}' -ge '${ring:-0}'"
+check "dwarf: record prints the loss and warns" sh -c \
+	"grep -q ' $lost lost' lost-dw.err && grep -q 'warning: .*lost: the ring buffer.*--ring-size' lost-dw.err"
+check "--ring-size 3000 is refused (not a power of two)" sh -c \
+	"'$TOP/pgoprof-record' --ring-size 3000 -- true 2>&1 >/dev/null | grep -q 'power of two'; test \$? -eq 0"
+check "--max-stacks 0 is refused" sh -c "! '$TOP/pgoprof-record' --max-stacks 0 -- true 2>/dev/null"
+
+# Default sizes: nothing lost on the same workload, and no warning.
+"$PGOPROF" record --call-graph fp -o lost-none.raw -- ./hot 1 >/dev/null 2>lost-none.err
+"$PGOPROF" convert lost-none.raw --binary hot -o lost-none.prof 2>lost-nonec.err
+check "default maps: samples.lost = 0, no warning" sh -c \
+	"test '$(counter lost-none.raw samples.lost)' = 0 && ! grep -q warning lost-none.err lost-nonec.err"
