@@ -67,6 +67,14 @@ struct {
 	__type(value, __u64);
 } ranges SEC(".maps");
 
+/* Overflow of the branches and ranges maps: what does not fit there goes to
+ * user space one record at a time; only when this ring is full too is it
+ * lost (and counted). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} lbr_spill SEC(".maps");
+
 /* Scratch for the branch records: too big for the 512-byte BPF stack. */
 struct lbr_buf {
 	struct perf_branch_entry e[MAX_LBR];
@@ -179,6 +187,24 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+static __always_inline void spill(__u32 kind, const struct lbr_key *key)
+{
+	struct lbr_spill *r = bpf_ringbuf_reserve(&lbr_spill, sizeof(*r), 0);
+
+	if (!r) {
+		stat_inc(kind ? STAT_RANGES_FULL : STAT_BRANCHES_FULL);
+		return;
+	}
+	r->kind = kind;
+	r->pad = 0;
+	r->pid = key->pid;
+	r->pad2 = 0;
+	r->a = key->a;
+	r->b = key->b;
+	bpf_ringbuf_submit(r, 0);
+	stat_inc(STAT_LBR_SPILLED);
+}
+
 /* Branch-record mode: the stack as above, and the sample's branch records
  * (newest first) as taken branches and the fall-through ranges between
  * them: [e[i].to, e[i-1].from] ran once. */
@@ -209,13 +235,13 @@ int on_lbr_sample(struct bpf_perf_event_data *ctx)
 		key.a = buf->e[i].from;
 		key.b = buf->e[i].to;
 		if (count_in(&branches, &key))
-			stat_inc(STAT_BRANCHES_FULL);
+			spill(0, &key);
 		if (i == 0)
 			continue;
 		key.a = buf->e[i].to;
 		key.b = buf->e[i - 1].from;
 		if (count_in(&ranges, &key))
-			stat_inc(STAT_RANGES_FULL);
+			spill(1, &key);
 	}
 	return 0;
 }

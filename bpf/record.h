@@ -13,14 +13,25 @@ enum record_stat {
 	STAT_STACK_LOST,	/* stack map full or hash collision */
 	STAT_COUNTS_FULL,	/* the counts map was full */
 	STAT_NO_BRANCHES,	/* bpf_read_branch_records failed */
-	STAT_BRANCHES_FULL,	/* a branch record lost: branches map full */
-	STAT_RANGES_FULL,	/* a range lost: ranges map full */
+	STAT_BRANCHES_FULL,	/* a branch record lost: map and spill ring full */
+	STAT_RANGES_FULL,	/* a range lost: map and spill ring full */
+	STAT_LBR_SPILLED,	/* branches/ranges sent through the spill ring */
 	STAT_RINGBUF_LOST,	/* stack copy lost: the ring buffer was full */
 	STAT_COPY_TOP,		/* stack copy ends at the stack mapping's end */
 	STAT_COPY_SHORT,	/* stack copy cut short by an unreadable page */
 	STAT_COPY_FAILED,	/* the user stack could not be read at all */
 	STAT_RINGBUF_BYTES,	/* bytes of stack records sent (not samples) */
 	STAT_MAX,
+};
+
+/* A branch (kind 0) or range (kind 1) that did not fit its map, sent to
+ * user space through the "lbr_spill" ring buffer instead. */
+struct lbr_spill {
+	__u32 kind;
+	__u32 pad;
+	__u32 pid;
+	__u32 pad2;
+	__u64 a, b;
 };
 
 /* The most branch records one sample carries (Intel LBR: 32). */

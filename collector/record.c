@@ -382,6 +382,9 @@ struct collector {
 	struct bpf_link **links;
 	struct sideband sb;
 	int use_cg;		/* stack records unwound in user space */
+	struct ring_buffer *spill_rb;	/* LBR: branches/ranges over the maps */
+	struct lbr_spill *spilled;
+	size_t nspilled, cap_spilled;
 	struct dwarfcg cg;
 	struct raw_profile prof;
 	struct maptable maps;
@@ -606,6 +609,8 @@ static int target_done(struct collector *c)
  * unwound.  wait_ms 0: do not wait; unwind_ms < 0: unwind everything. */
 static void serve(struct collector *c, int wait_ms, int unwind_ms)
 {
+	if (c->spill_rb)
+		ring_buffer__consume(c->spill_rb);
 	if (!c->use_cg) {
 		if (wait_ms)
 			poll(NULL, 0, wait_ms);
@@ -698,6 +703,7 @@ static void collect_stats(struct collector *c)
 		raw_add_counter(&c->prof, "lbr.unreadable", sum[STAT_NO_BRANCHES]);
 		raw_add_counter(&c->prof, "lost.branches_map", sum[STAT_BRANCHES_FULL]);
 		raw_add_counter(&c->prof, "lost.ranges_map", sum[STAT_RANGES_FULL]);
+		raw_add_counter(&c->prof, "lbr.spilled", sum[STAT_LBR_SPILLED]);
 	}
 }
 
@@ -733,30 +739,58 @@ static void collect_stacks(struct collector *c)
 	}
 }
 
-/* Taken branches and fall-through ranges of every process, as file offsets;
- * a range must begin and end in one object. */
+/* One taken branch (a -> b) or fall-through range [a, b] of a process, as
+ * file offsets; a range must begin and end in one object. */
+static void add_lbr(struct collector *c, pid_t pid, uint64_t a, uint64_t b,
+		    uint64_t count, int is_range)
+{
+	uint32_t oa, ob;
+	uint64_t fa, fb;
+	enum unattr_reason ra = maps_resolve(&c->maps, pid, a, &oa, &fa);
+	enum unattr_reason rb = maps_resolve(&c->maps, pid, b, &ob, &fb);
+
+	if (ra != UNATTR_NONE || rb != UNATTR_NONE || (is_range && oa != ob))
+		raw_add_counter(&c->prof, is_range ? "ranges.unattributed"
+						   : "branches.unattributed", count);
+	else if (is_range)
+		raw_add_range(&c->prof.objs[oa], fa, fb, count);
+	else
+		raw_add_branch(&c->prof.objs[oa], fa, ob, fb, count);
+}
+
 static void collect_lbr_map(struct collector *c, int fd, int is_range)
 {
 	struct lbr_key key, next, *prev = NULL;
-	uint32_t oa, ob;
-	uint64_t fa, fb, count;
+	uint64_t count;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count))
-			continue;
-		enum unattr_reason ra = maps_resolve(&c->maps, (pid_t)key.pid, key.a, &oa, &fa);
-		enum unattr_reason rb = maps_resolve(&c->maps, (pid_t)key.pid, key.b, &ob, &fb);
-
-		if (ra != UNATTR_NONE || rb != UNATTR_NONE || (is_range && oa != ob))
-			raw_add_counter(&c->prof, is_range ? "ranges.unattributed"
-							   : "branches.unattributed", count);
-		else if (is_range)
-			raw_add_range(&c->prof.objs[oa], fa, fb, count);
-		else
-			raw_add_branch(&c->prof.objs[oa], fa, ob, fb, count);
+		if (!bpf_map_lookup_elem(fd, &key, &count))
+			add_lbr(c, (pid_t)key.pid, key.a, key.b, count, is_range);
 	}
+}
+
+/* The spill ring is read every round so that it does not fill; its
+ * records are resolved at the end with the maps' (mappings are kept). */
+static int on_spill(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+
+	if (size < sizeof(struct lbr_spill))
+		return 0;
+	grow(&c->spilled, &c->cap_spilled, c->nspilled + 1, sizeof(*c->spilled));
+	memcpy(&c->spilled[c->nspilled++], data, sizeof(struct lbr_spill));
+	return 0;
+}
+
+static void collect_spilled(struct collector *c)
+{
+	if (c->spill_rb)
+		ring_buffer__consume(c->spill_rb);
+	for (size_t i = 0; i < c->nspilled; i++)
+		add_lbr(c, (pid_t)c->spilled[i].pid, c->spilled[i].a,
+			c->spilled[i].b, 1, c->spilled[i].kind == 1);
 }
 
 static void set_meta(struct collector *c)
@@ -927,6 +961,12 @@ int main(int argc, char **argv)
 	scan_existing(&c);
 	if (open_sampling(&c))
 		goto fail;
+	if (c.mode == MODE_LBR &&
+	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
+					    on_spill, &c, NULL))) {
+		err("cannot open the branch-record spill ring: %s", strerror(errno));
+		goto fail;
+	}
 	if (c.use_cg && dwarfcg_open(&c.cg, bpf_map__fd(c.skel->maps.samples),
 				     c.opt.call_graph == CG_AUTO ? UNWIND_AUTO : UNWIND_DWARF,
 				     &c.maps, &c.prof))
@@ -967,6 +1007,7 @@ int main(int argc, char **argv)
 	if (c.mode == MODE_LBR) {
 		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.branches), 0);
 		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.ranges), 1);
+		collect_spilled(&c);
 	}
 	raw_drop_empty_objects(&c.prof);
 	if (write_output(&c))
@@ -983,6 +1024,8 @@ out:
 	if (c.use_cg)
 		dwarfcg_free(&c.cg);
 	sideband_close(&c.sb);
+	ring_buffer__free(c.spill_rb);
+	free(c.spilled);
 	record_bpf__destroy(c.skel);
 	if (c.child) {
 		/* Forward the stop to the command and wait, so that the shell
