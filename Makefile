@@ -105,13 +105,9 @@ check: deps all unit-tests
 demo: deps all
 	sh pgo/demo.sh
 
-# Sample PGO vs instrumented PGO on SQLite speedtest1 and bzip2 with clang-16
-# and gcc-12 (root; fetches sources; ~25 min): bench/results/pgo-compare.md
-BENCH_RUNS ?= 15
-BENCH_VARIANTS ?= 999/1/mean/plain,999/1/mean/profi,9999/4/mean/plain,9999/4/mean/profi,clang=9999/4/max/profi,gcc=9999/4/max/plain
-
-bench: deps all
-	bash bench/pgo-compare.sh -w all -c all -n $(BENCH_RUNS) -V $(BENCH_VARIANTS)
+# make bench: PGO gains against instrumented PGO, conversion speed against
+# llvm-profgen, collector overhead against perf (bench/results/*.md).
+include bench/bench.mk
 
 clean:
 	rm -rf $(B) $(PROGS) tests/out

@@ -70,7 +70,7 @@ obj_samples() { "$PGOPROF" show "$1" | awk -v n="/$2" '$1 == "object" { for (i =
 # the machine (a pgoprof recording: a kernel quirk); such a run is retried.
 perf_rec() {
 	for try in 1 2 3; do
-		perf record "$@" && return 0
+		perf record -N "$@" && return 0
 		sleep 2
 	done
 	return 1
