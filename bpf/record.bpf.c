@@ -222,7 +222,12 @@ int on_lbr_sample(struct bpf_perf_event_data *ctx)
 	buf = bpf_map_lookup_elem(&lbr_scratch, &zero);
 	if (!buf)
 		return 0;
-	size = bpf_read_branch_records(ctx, buf, sizeof(*buf), 0);
+	/* How many bytes of records this sample has (BPF_F_GET_BRANCH_RECORDS_SIZE),
+	 * then at most what the scratch holds. */
+	size = bpf_read_branch_records(ctx, NULL, 0, BPF_F_GET_BRANCH_RECORDS_SIZE);
+	if (size > 0)
+		size = bpf_read_branch_records(ctx, buf, size < sizeof(*buf) ?
+					       (__u32)size : sizeof(*buf), 0);
 	if (size < 0) {
 		stat_inc(STAT_NO_BRANCHES);
 		return 0;
