@@ -328,33 +328,65 @@ static __always_inline void fill_regs(struct stack_rec *h,
 	h->regs[16] = ctx->regs.ip;
 }
 
+/* The task's user registers, as saved on entry to the kernel. */
+static __always_inline int fill_task_regs(struct stack_rec *h)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	if (!r)
+		return -1;
+	h->regs[0] = r->ax;
+	h->regs[1] = r->dx;
+	h->regs[2] = r->cx;
+	h->regs[3] = r->bx;
+	h->regs[4] = r->si;
+	h->regs[5] = r->di;
+	h->regs[6] = r->bp;
+	h->regs[7] = r->sp;
+	h->regs[8] = r->r8;
+	h->regs[9] = r->r9;
+	h->regs[10] = r->r10;
+	h->regs[11] = r->r11;
+	h->regs[12] = r->r12;
+	h->regs[13] = r->r13;
+	h->regs[14] = r->r14;
+	h->regs[15] = r->r15;
+	h->regs[16] = r->ip;
+	/* A kernel thread has no user registers. */
+	return h->regs[16] && (__s64)h->regs[16] > 0 ? 0 : -1;
+}
+
 /* DWARF call graphs: the user registers, optionally the frame-pointer
  * walk, and the top of the user stack, as one ring buffer record.  A
- * sample in the kernel is only counted, as in on_sample: its user stack
- * would not be charged to user code anyway (docs/raw-format.md). */
+ * sample in the kernel counts as unattributed.kernel, like in on_sample,
+ * but its user stack (from the task's saved user registers) still gives
+ * the call edges that led into the kernel (REC_F_KERNEL). */
 SEC("perf_event")
 int on_stack_sample(struct bpf_perf_event_data *ctx)
 {
 	__u32 pid = target_pid(), cpu = bpf_get_smp_processor_id();
 	struct stack_scratch *buf;
 	__u32 off = 0, size;
-	__u64 total, flags;
+	__u64 total, flags, sp;
 	long n;
 
 	if (!pid)
 		return 0;
 	stat_inc(STAT_SAMPLES);
-	if ((__s64)PT_REGS_IP(&ctx->regs) < 0) {
-		stat_inc(STAT_KERNEL);
-		return 0;
-	}
 	buf = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!buf)
 		return 0;
 	buf->h.pid = pid;
 	buf->h.tid = (__u32)bpf_get_current_pid_tgid();
 	buf->h.flags = 0;
-	fill_regs(&buf->h, ctx);
+	if ((__s64)PT_REGS_IP(&ctx->regs) < 0) {
+		stat_inc(STAT_KERNEL);
+		if (fill_task_regs(&buf->h))
+			return 0;
+		buf->h.flags = REC_F_KERNEL;
+	} else {
+		fill_regs(&buf->h, ctx);
+	}
 	if (with_fp_chain) {
 		n = bpf_get_stack(ctx, buf->data, MAX_STACK_DEPTH * 8,
 				  BPF_F_USER_STACK);
@@ -366,10 +398,10 @@ int on_stack_sample(struct bpf_perf_event_data *ctx)
 	buf->h.stack_want = stack_size;
 	/* stack_size <= STACK_COPY_MAX - 8: the mask changes nothing but
 	 * gives the verifier its bound. */
-	size = copy_size(ctx->regs.sp, &buf->h.flags) & (STACK_COPY_MAX - 1);
-	if (size && bpf_probe_read_user(buf->data + off, size,
-					(void *)ctx->regs.sp)) {
-		size = copy_pages(buf->data + off, ctx->regs.sp, size);
+	sp = buf->h.regs[7];
+	size = copy_size(sp, &buf->h.flags) & (STACK_COPY_MAX - 1);
+	if (size && bpf_probe_read_user(buf->data + off, size, (void *)sp)) {
+		size = copy_pages(buf->data + off, sp, size);
 		buf->h.flags &= ~REC_F_STACK_WHOLE;
 		stat_inc(size ? STAT_COPY_SHORT : STAT_COPY_FAILED);
 		size &= STACK_COPY_MAX - 1;

@@ -79,5 +79,8 @@ struct stack_rec {
 
 /* The copy reaches the end of the stack mapping: nothing lies above it. */
 #define REC_F_STACK_WHOLE 1
+/* The sample hit the kernel: the registers are the task's user registers
+ * (bpf_task_pt_regs), so the stack gives call edges but no IP sample. */
+#define REC_F_KERNEL 2
 
 #endif

@@ -145,6 +145,17 @@ static void unwind_one(struct dwarfcg *d, const uint8_t *rec)
 	n = unwind_stack(d->uw, &s, pcs, MAX_STACK_DEPTH, &end);
 	d->time_ns += now_ns() - t0;
 	d->ends[end]++;
+	/* A sample in the kernel (already counted unattributed.kernel) keeps
+	 * its call edges: a leading 0 marks "no IP" for add_stack. */
+	if ((h->flags & REC_F_KERNEL) && n) {
+		uint64_t k[MAX_STACK_DEPTH + 1];
+
+		k[0] = 0;
+		memcpy(k + 1, pcs, n * sizeof(*pcs));
+		if (stacktab_add(&d->tab, s.pid, k, n + 1))
+			d->lost_table++;
+		return;
+	}
 	if (stacktab_add(&d->tab, s.pid, pcs, n))
 		d->lost_table++;
 }

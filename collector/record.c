@@ -646,13 +646,22 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 	uint32_t obj, prev_obj = 0;
 	uint64_t off, prev_off = 0;
 	enum unattr_reason r, prev_r;
+	/* A leading 0: a sample in the kernel (counted unattributed.kernel
+	 * already), whose user stack gives edges but no IP sample. */
+	int edges_only = n > 1 && ips[0] == 0;
 
+	if (edges_only) {
+		ips++;
+		n--;
+	}
 	/* Frames above the leaf are return addresses: ips[i] - 1 lies in the
 	 * call instruction, so inside the caller even when the call is the
 	 * function's last instruction.  Edges store that address for callees
 	 * too (docs/raw-format.md). */
 	r = maps_resolve(&c->maps, pid, ips[0], &prev_obj, &prev_off);
-	if (r != UNATTR_NONE)
+	if (edges_only)
+		;
+	else if (r != UNATTR_NONE)
 		count_unattributed(&c->prof, unattr_name[r], count);
 	else
 		raw_add_ip(&c->prof.objs[prev_obj], prev_off, count);

@@ -160,3 +160,14 @@ wait $rpid
 check "pgoprof-record drops privileges while it records ($caps)" sh -c \
 	"echo '$caps' | grep -q 'CapPrm:0000000000000004 CapEff:0000000000000004 NoNewPrivs:1'"
 check "the profile is written after the drop" "$PGOPROF" show caps.raw
+
+# A sample in the kernel is unattributed.kernel, but the task's saved user
+# registers (bpf_task_pt_regs) still unwind: the call site that led into
+# the kernel gets the call target.
+gcc -O2 -g -o syscalls "$TOP/tests/workloads/syscalls.c"
+"$PGOPROF" record -q --call-graph auto -o syscalls.raw -- ./syscalls >/dev/null 2>&1
+kern=$("$PGOPROF" show syscalls.raw | awk '$2 == "unattributed.kernel" { print $4 }')
+tgt=$("$PGOPROF" convert -q syscalls.raw --binary syscalls -f llvm-text |
+	awk '/^do_syscalls:/ { f = 1; next } /^[^ ]/ { f = 0 } f { for (i = 3; i <= NF; i++) if ($i ~ /getppid:/) { split($i, a, ":"); t += a[2] } } END { print t + 0 }')
+check "kernel samples give call edges (getppid target $tgt, kernel samples ${kern:-0})" \
+	sh -c "test ${kern:-0} -gt 50 && test \$(( $tgt * 10 )) -ge \$(( ${kern:-0} * 8 ))"
