@@ -37,22 +37,8 @@ static char *path(const char *name)
 
 static uint8_t *slurp(const char *file, size_t *len)
 {
-	FILE *f = fopen(file, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n;
-
 	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		grow(&buf, &cap, *len + 4096, 1);
-		n = fread(buf + *len, 1, 4096, f);
-		*len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
-	return buf;
+	return (uint8_t *)read_whole_file(file, len);
 }
 
 static char *text_of(const struct fs_profile *p)

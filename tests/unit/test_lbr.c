@@ -153,23 +153,8 @@ static int run(const char *fmt, ...)
 
 static char *slurp(const char *file, size_t *len)
 {
-	FILE *f = fopen(file, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n;
-
 	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		grow(&buf, &cap, *len + 65537, 1);
-		n = fread(buf + *len, 1, 65536, f);
-		*len += n;
-		if (n == 0)
-			break;
-	}
-	buf[*len] = 0;
-	fclose(f);
-	return buf;
+	return (char *)read_whole_file(file, len);
 }
 
 static double now(void)
