@@ -21,16 +21,16 @@ step "2. profiling build: + -fdebug-info-for-profiling and frame pointers"
 $CC -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer \
 	-mno-omit-leaf-frame-pointer -o wordfreq.sampled "$SRC"
 
-step "3. record: pgoprof record -F 1999 -o wordfreq.raw -- ./wordfreq.sampled"
-"$PGOPROF" record -F 1999 -o wordfreq.raw -- ./wordfreq.sampled >/dev/null
+step "3. record: pgoprof record -F 9999 -o wordfreq.raw -- ./wordfreq.sampled"
+"$PGOPROF" record -F 9999 -o wordfreq.raw -- ./wordfreq.sampled >/dev/null
 
 step "4. convert: pgoprof convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof"
 "$PGOPROF" convert wordfreq.raw --binary wordfreq.sampled -o wordfreq.prof
 echo "top functions (name:total samples:head estimate):"
 "$PGOPROF" show wordfreq.prof | grep -v '^ ' | head -n 5 | sed 's/^/  /'
 
-step "5. PGO build: $CC -O2 -g -fprofile-sample-use=wordfreq.prof"
-$CC -O2 -g -fprofile-sample-use=wordfreq.prof -o wordfreq.pgo "$SRC"
+step "5. PGO build: $CC -O2 -g -fprofile-sample-use=wordfreq.prof -fsample-profile-use-profi"
+$CC -O2 -g -fprofile-sample-use=wordfreq.prof -fsample-profile-use-profi -o wordfreq.pgo "$SRC"
 
 step "6. A/B: $RUNS interleaved runs each (wall time; this machine is noisy)"
 bash "$TOP/bench/ab-time.sh" -n "$RUNS" -- ./wordfreq.base -- ./wordfreq.pgo
