@@ -954,8 +954,10 @@ int main(int argc, char **argv)
 	raw_init(&c.prof);
 	maps_init(&c.maps, &c.prof);
 	c.ncpus = online_cpus(&c.cpus);
-	if (choose_mode(&c))
+	if (choose_mode(&c)) {
+		free(c.cpus);
 		return 1;
+	}
 	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
 	if (c.opt.command)
 		c.child = spawn_stopped(c.opt.command, &go);
