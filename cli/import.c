@@ -75,19 +75,8 @@ static void report(const struct raw_profile *p, const char *out)
 	char line[1024];
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->ncounters; i++) {
-		const char *name = p->counters[i].name;
-
-		if (strncmp(name, CNT_UNATTR, strlen(CNT_UNATTR)) ||
-		    !p->counters[i].value)
-			continue;
-		unattr += p->counters[i].value;
-		n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-				      "%s%" PRIu64 " %s", n ? ", " : "",
-				      p->counters[i].value, name + strlen(CNT_UNATTR));
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-	}
+	unattr = raw_unattributed(p, line, sizeof(line));
+	n = strlen(line);
 	fprintf(stderr, "%s: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
 		" unattributed%s%s%s, %zu objects (mode %s)\n",
 		progname, out, raw_get_counter(p, CNT_SAMPLES),

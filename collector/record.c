@@ -906,20 +906,8 @@ static void report(const struct collector *c)
 	char line[1024];
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->ncounters; i++) {
-		const char *name = p->counters[i].name;
-
-		if (strncmp(name, CNT_UNATTR, strlen(CNT_UNATTR)) ||
-		    !p->counters[i].value)
-			continue;
-		unattr += p->counters[i].value;
-		n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-				      "%s%llu %s", n ? ", " : "",
-				      (unsigned long long)p->counters[i].value,
-				      name + strlen(CNT_UNATTR));
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-	}
+	unattr = raw_unattributed(p, line, sizeof(line));
+	n = strlen(line);
 	fprintf(stderr, "%s: wrote %s: %llu samples, %llu lost, %llu unattributed%s%s%s, %zu objects, %.1f s\n",
 		progname, c->opt.output, (unsigned long long)taken,
 		(unsigned long long)raw_get_counter(p, CNT_LOST),

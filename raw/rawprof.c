@@ -445,3 +445,25 @@ void raw_print(const struct raw_profile *p, FILE *f)
 				(unsigned long long)o->branches[j].count);
 	}
 }
+
+uint64_t raw_unattributed(const struct raw_profile *p, char *line, size_t len)
+{
+	size_t n = 0, pre = strlen(CNT_UNATTR);
+	uint64_t total = 0;
+
+	line[0] = '\0';
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const char *name = p->counters[i].name;
+
+		if (strncmp(name, CNT_UNATTR, pre) || !p->counters[i].value)
+			continue;
+		total = sat_add(total, p->counters[i].value);
+		n += (size_t)snprintf(line + n, n < len ? len - n : 0,
+				      "%s%llu %s", n ? ", " : "",
+				      (unsigned long long)p->counters[i].value,
+				      name + pre);
+		if (n >= len)
+			n = len - 1;
+	}
+	return total;
+}

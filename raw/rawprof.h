@@ -151,6 +151,11 @@ int raw_read_file(struct raw_profile *p, const char *path);
  * reader reports the error); 0 for anything else, e.g. a compiler profile. */
 int raw_file_is_raw(const char *path);
 
+/* The unattributed samples of p: their total, and in line (len bytes,
+ * always NUL-terminated, cut if short) "N reason, N reason" for the
+ * non-zero "unattributed.<reason>" counters. */
+uint64_t raw_unattributed(const struct raw_profile *p, char *line, size_t len);
+
 /* Print p as text, one fact per line (the output of "pgoprof show"). */
 void raw_print(const struct raw_profile *p, FILE *f);
 
