@@ -88,6 +88,9 @@ $(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz
 
+# test_lbr's samples come from the random walk of tests/lbrgen.
+$(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o
+
 unit-tests: $(UNIT_TESTS)
 
 install: all

@@ -2,17 +2,17 @@
  * llvm-profgen-16 on the same samples.
  *
  * There is no PMU with a branch stack on the test machines, so the samples
- * are synthesized: a random walk over the machine code of a clang-16
- * binary (capstone decodes each instruction; conditional branches are
- * taken at random, loops mostly; calls push a shadow stack that returns
- * pop; indirect calls and jumps pick a function or an instruction of the
- * same function; calls through the PLT go to a pretend libc that sometimes
- * calls back into the binary).  Every 1 to 48 taken branches the last 32
- * are a sample, written both as `perf script -F ip,brstack` text (with a
- * PERF_RECORD_MMAP2 line) for llvm-profgen and into a raw profile
- * (raw_add_range / raw_add_branch, file offsets) for lbr_add.  The paths
- * are consistent (each range is code that can run straight), which is all
- * either converter relies on.
+ * are synthesized (tests/lbrgen/walk.c): a random walk over the machine
+ * code of a clang-16 binary (capstone decodes each instruction once;
+ * conditional branches are taken at random, loops mostly; calls push a
+ * shadow stack that returns pop; indirect calls and jumps pick a function
+ * or an instruction of the same function; calls through the PLT go to a
+ * pretend libc that sometimes calls back into the binary).  Every 1 to 48
+ * taken branches the last 32 are a sample, written both as `perf script
+ * -F ip,brstack` text (with a PERF_RECORD_MMAP2 line) for llvm-profgen and
+ * into a raw profile (raw_add_range / raw_add_branch, file offsets) for
+ * lbr_add.  The paths are consistent (each range is code that can run
+ * straight), which is all either converter relies on.
  *
  * Hooks (tests/integration/lbr_profgen.sh, timing):
  *   test_lbr --gen BINARY SAMPLES SEED OUTDIR   write OUTDIR/perf.txt and
@@ -27,10 +27,10 @@
 #include "../../convert/symbolize.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
+#include "../lbrgen/walk.h"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -165,453 +165,57 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* ---- the binary, as the walker sees it ---- */
+/* ---- the samples of a walk (tests/lbrgen/walk.c) ---- */
 
-struct fsym {
-	uint64_t addr, size;
-	char *name;
-};
+#define LBR_N WALK_LBR
+#define EXT_ID WALK_EXT_ID
 
-struct elfinfo {
-	uint8_t *img;
-	size_t size;
-	uint64_t seg_vaddr, seg_off, seg_size;	/* the executable PT_LOAD */
-	uint64_t plt[2][2];			/* .plt, .plt.sec [lo, hi) */
-	struct fsym *syms;			/* functions, by address */
-	size_t nsyms, cap_syms;
-	uint8_t build_id[64];
-	size_t build_id_len;
-};
-
-static int cmp_fsym(const void *a, const void *b)
-{
-	const struct fsym *x = a, *y = b;
-
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-static int elf_info(const char *file, struct elfinfo *ei)
-{
-	int fd = open(file, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx, nph;
-	int rc = -1;
-
-	memset(ei, 0, sizeof(*ei));
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || elf_getphdrnum(elf, &nph))
-		goto out;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_flags & PF_X) && !ei->seg_size) {
-			ei->seg_vaddr = ph.p_vaddr;
-			ei->seg_off = ph.p_offset;
-			ei->seg_size = ph.p_filesz;
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".plt"))
-			ei->plt[0][0] = sh.sh_addr, ei->plt[0][1] = sh.sh_addr + sh.sh_size;
-		if (name && !strcmp(name, ".plt.sec"))
-			ei->plt[1][0] = sh.sh_addr, ei->plt[1][1] = sh.sh_addr + sh.sh_size;
-		if (name && !strcmp(name, ".note.gnu.build-id") && sh.sh_size > 16 &&
-		    sh.sh_size - 16 <= sizeof(ei->build_id)) {
-			Elf_Data *d = elf_getdata(scn, NULL);
-
-			if (d && d->d_size == sh.sh_size) {
-				ei->build_id_len = sh.sh_size - 16;
-				memcpy(ei->build_id, (uint8_t *)d->d_buf + 16, ei->build_id_len);
-			}
-		}
-		if (sh.sh_type == SHT_SYMTAB) {
-			Elf_Data *d = elf_getdata(scn, NULL);
-			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-			for (size_t i = 0; d && i < n; i++) {
-				GElf_Sym s;
-
-				if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-				    !s.st_size || !s.st_value)
-					continue;
-				grow(&ei->syms, &ei->cap_syms, ei->nsyms + 1, sizeof(*ei->syms));
-				ei->syms[ei->nsyms++] = (struct fsym){
-					s.st_value, s.st_size,
-					xstrdup(elf_strptr(elf, sh.sh_link, s.st_name)) };
-			}
-		}
-	}
-	qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_fsym);
-	{
-		size_t n;
-		char *raw = elf_rawfile(elf, &n);
-
-		ei->img = xmalloc(n);
-		memcpy(ei->img, raw, n);
-		ei->size = n;
-	}
-	rc = ei->seg_size && ei->nsyms ? 0 : -1;
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
-}
-
-static void elf_info_free(struct elfinfo *ei)
-{
-	for (size_t i = 0; i < ei->nsyms; i++)
-		free(ei->syms[i].name);
-	free(ei->syms);
-	free(ei->img);
-}
-
-static const struct fsym *sym_at(const struct elfinfo *ei, uint64_t a)
-{
-	size_t lo = 0, hi = ei->nsyms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ei->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && a < ei->syms[lo - 1].addr + ei->syms[lo - 1].size)
-		return &ei->syms[lo - 1];
-	return NULL;
-}
-
-static const struct fsym *sym_named(const struct elfinfo *ei, const char *name)
-{
-	for (size_t i = 0; i < ei->nsyms; i++)
-		if (!strcmp(ei->syms[i].name, name))
-			return &ei->syms[i];
-	return NULL;
-}
-
-static int in_plt(const struct elfinfo *ei, uint64_t a)
-{
-	return (a >= ei->plt[0][0] && a < ei->plt[0][1]) ||
-	       (a >= ei->plt[1][0] && a < ei->plt[1][1]);
-}
-
-static int in_text(const struct elfinfo *ei, uint64_t a)
-{
-	return a >= ei->seg_vaddr && a < ei->seg_vaddr + ei->seg_size;
-}
-
-/* The instructions of a function symbol: n addresses in *addr. */
-static size_t insns_of(csh cs, const struct elfinfo *ei, const struct fsym *s,
-		       uint64_t **addr)
-{
-	const uint8_t *code = ei->img + (s->addr - ei->seg_vaddr + ei->seg_off);
-	size_t size = s->size, n = 0, cap = 0;
-	uint64_t a = s->addr;
-	cs_insn *insn = cs_malloc(cs);
-
-	*addr = NULL;
-	while (cs_disasm_iter(cs, &code, &size, &a, insn)) {
-		grow(addr, &cap, n + 1, sizeof(**addr));
-		(*addr)[n++] = insn->address;
-	}
-	cs_free(insn, 1);
-	return n;
-}
-
-/* ---- the walk ---- */
-
-#define LBR_N 32
-#define BASE 0x555555554000ULL	/* where the PIE "runs" */
-#define EXT 0x7f3a12340000ULL	/* the pretend libc */
-#define EXT_SIZE 0x1000000ULL
-#define EXT_ID ((const uint8_t *)"\xee\xee\xee\xee\xee\xee\xee\xee")
-
-struct frame {
-	uint64_t ret;
-	int ext;	/* returns into the pretend libc */
-};
-
-struct walker {
-	struct elfinfo *ei;
-	csh cs;
-	cs_insn *insn;
-	uint64_t rng;
-	uint64_t pc;
-	struct frame stack[64];
-	int depth;
-	uint64_t from[LBR_N], to[LBR_N];	/* ring; head is the newest */
-	int head, nlbr;
-	uint64_t taken, next_sample, samples, max_samples;
-	const struct fsym **callbacks, **indirect, **starts;
-	size_t ncallbacks, nindirect, nstarts;
-	uint64_t steps;
+struct gen {
+	const struct elfinfo *ei;
 	FILE *script;
 	struct raw_profile *raw;
 	uint32_t obj, ext_obj;
+	uint64_t samples;
 };
 
-static uint64_t rnd(struct walker *w)
+/* The raw profile's (object, file offset) of a runtime address. */
+static int where(struct gen *g, uint64_t a, uint64_t *off)
 {
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return w->rng;
-}
-
-static int chance(struct walker *w, unsigned percent)
-{
-	return rnd(w) % 100 < percent;
-}
-
-static uint64_t runtime(uint64_t a)
-{
-	return a >= EXT ? a : a + BASE;
-}
-
-/* The raw profile's (object, file offset) of an address of the walk. */
-static int where(struct walker *w, uint64_t a, uint64_t *off)
-{
-	if (a >= EXT) {
-		*off = a - EXT;
-		return (int)w->ext_obj;
+	if (a >= WALK_EXT) {
+		*off = a - WALK_EXT;
+		return (int)g->ext_obj;
 	}
-	*off = a - w->ei->seg_vaddr + w->ei->seg_off;
-	return (int)w->obj;
+	*off = a - WALK_BASE - g->ei->seg_vaddr + g->ei->seg_off;
+	return (int)g->obj;
 }
 
-static void sample(struct walker *w)
+/* A sample as perf-script text and into the raw profile. */
+static void gen_sample(void *arg, uint64_t ip, const uint64_t *from,
+		       const uint64_t *to)
 {
-	uint64_t from[LBR_N], to[LBR_N];
+	struct gen *g = arg;
 
-	for (int i = 0; i < LBR_N; i++) {	/* newest first */
-		int k = (w->head - i + LBR_N) % LBR_N;
-
-		from[i] = w->from[k];
-		to[i] = w->to[k];
-	}
-	fprintf(w->script, "%" PRIx64, runtime(w->pc));
+	fprintf(g->script, "%" PRIx64, ip);
 	for (int i = 0; i < LBR_N; i++)
-		fprintf(w->script, " 0x%" PRIx64 "/0x%" PRIx64 "/P/-/-/0",
-			runtime(from[i]), runtime(to[i]));
-	fputc('\n', w->script);
+		fprintf(g->script, " 0x%" PRIx64 "/0x%" PRIx64 "/P/-/-/0",
+			from[i], to[i]);
+	fputc('\n', g->script);
 	for (int i = 0; i < LBR_N; i++) {
 		uint64_t f, t, e;
-		int of = where(w, from[i], &f), ot = where(w, to[i], &t);
+		int of = where(g, from[i], &f), ot = where(g, to[i], &t);
 
-		raw_add_branch(&w->raw->objs[of], f, (uint32_t)ot, t, 1);
+		raw_add_branch(&g->raw->objs[of], f, (uint32_t)ot, t, 1);
 		/* The range from this branch's target to the next (newer)
 		 * branch, when both ends are in one object. */
-		if (i > 0 && where(w, from[i - 1], &e) == ot)
-			raw_add_range(&w->raw->objs[ot], t, e, 1);
+		if (i > 0 && where(g, from[i - 1], &e) == ot)
+			raw_add_range(&g->raw->objs[ot], t, e, 1);
 	}
-	if (++w->samples % 4096 == 0) {
+	if (++g->samples % 4096 == 0) {
 		/* Keep memory bounded; objects are sorted by build-ID. */
-		raw_normalize(w->raw);
-		w->obj = (uint32_t)raw_find_object(w->raw, w->ei->build_id,
-						   (uint32_t)w->ei->build_id_len);
-		w->ext_obj = (uint32_t)raw_find_object(w->raw, EXT_ID, 8);
-	}
-}
-
-static void take(struct walker *w, uint64_t from, uint64_t to)
-{
-	w->head = (w->head + 1) % LBR_N;
-	w->from[w->head] = from;
-	w->to[w->head] = to;
-	if (w->nlbr < LBR_N)
-		w->nlbr++;
-	w->taken++;
-	if (w->nlbr == LBR_N && w->taken >= w->next_sample &&
-	    w->samples < w->max_samples) {
-		sample(w);
-		w->next_sample = w->taken + 1 + rnd(w) % 48;
-	}
-}
-
-static uint64_t ext_addr(struct walker *w)
-{
-	return EXT + 0x10 * (1 + rnd(w) % 0x8000);
-}
-
-/* The pretend libc function that the PLT stub at a calls: one for each
- * stub, as the dynamic linker binds it. */
-static uint64_t ext_function(const struct elfinfo *ei, uint64_t a)
-{
-	return EXT + 0x100000 + (a - ei->seg_vaddr) * 16;
-}
-
-/* Leave from pc (to the pretend libc, as when the program exits or an
- * interrupt comes) and start again at the entry of a random function. */
-static void restart(struct walker *w)
-{
-	const struct fsym *s = w->starts[rnd(w) % w->nstarts];
-
-	take(w, w->pc, ext_addr(w));
-	w->depth = 0;
-	w->steps = 0;
-	take(w, ext_addr(w), s->addr);
-	w->pc = s->addr;
-}
-
-/* In the pretend libc, called from our code: call back into the binary,
- * or return to the frame on top of the stack. */
-static void ext_continue(struct walker *w)
-{
-	if (w->ncallbacks && w->depth < 60 && chance(w, 40)) {
-		const struct fsym *cb = w->callbacks[rnd(w) % w->ncallbacks];
-
-		take(w, ext_addr(w), cb->addr);
-		w->stack[w->depth++] = (struct frame){ ext_addr(w), 1 };
-		w->pc = cb->addr;
-		return;
-	}
-	w->depth--;	/* the frame of our call site */
-	take(w, ext_addr(w), w->stack[w->depth].ret);
-	w->pc = w->stack[w->depth].ret;
-}
-
-/* A call (or a tail call when ret is 0) from pc to the PLT stub at target:
- * through the stub's jump into the pretend libc. */
-static void call_ext(struct walker *w, uint64_t target, uint64_t ret)
-{
-	const struct fsym *caller = sym_at(w->ei, w->pc);
-	const uint8_t *code = w->ei->img + (target - w->ei->seg_vaddr + w->ei->seg_off);
-	size_t size = 16;
-	uint64_t a = target, j = target;
-
-	take(w, w->pc, target);
-	while (cs_disasm_iter(w->cs, &code, &size, &a, w->insn)) {
-		if (cs_insn_group(w->cs, w->insn, CS_GRP_JUMP)) {	/* after endbr64 */
-			j = w->insn->address;
-			break;
-		}
-	}
-	w->pc = j;
-	take(w, j, ext_function(w->ei, target));
-	if (!ret) {		/* a tail call: return for the caller */
-		if (!w->depth) {
-			restart(w);
-			return;
-		}
-		w->depth--;
-		take(w, ext_addr(w), w->stack[w->depth].ret);
-		w->pc = w->stack[w->depth].ret;
-		if (w->stack[w->depth].ext)
-			ext_continue(w);
-		return;
-	}
-	if (!caller || ret >= caller->addr + caller->size || w->depth >= 60) {
-		restart(w);	/* noreturn (exit, abort), or too deep */
-		return;
-	}
-	w->stack[w->depth++] = (struct frame){ ret, 0 };
-	ext_continue(w);
-}
-
-/* A random instruction of the function around pc (an indirect jump's
- * target: a jump table's case). */
-static uint64_t random_insn(struct walker *w)
-{
-	const struct fsym *s = sym_at(w->ei, w->pc);
-	uint64_t *addr, pick;
-	size_t n;
-
-	if (!s || !(n = insns_of(w->cs, w->ei, s, &addr)))
-		return 0;
-	pick = addr[rnd(w) % n];
-	free(addr);
-	return pick;
-}
-
-static void step(struct walker *w)
-{
-	uint64_t pc = w->pc, target = 0, next, a = pc;
-	const uint8_t *code;
-	size_t size;
-	const cs_x86 *x;
-	int imm;
-
-	if (!in_text(w->ei, pc) || in_plt(w->ei, pc) || ++w->steps > 100000) {
-		restart(w);
-		return;
-	}
-	code = w->ei->img + (pc - w->ei->seg_vaddr + w->ei->seg_off);
-	size = w->ei->seg_vaddr + w->ei->seg_size - pc;
-	if (size > 16)
-		size = 16;
-	if (!cs_disasm_iter(w->cs, &code, &size, &a, w->insn)) {
-		restart(w);
-		return;
-	}
-	next = pc + w->insn->size;
-	x = &w->insn->detail->x86;
-	imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-	if (imm)
-		target = (uint64_t)x->operands[0].imm;
-	switch (w->insn->id) {
-	case X86_INS_UD2:
-	case X86_INS_HLT:
-	case X86_INS_INT3:
-		restart(w);
-		return;
-	}
-	if (cs_insn_group(w->cs, w->insn, CS_GRP_CALL)) {
-		if (!imm)
-			target = w->indirect[rnd(w) % w->nindirect]->addr;
-		if (in_plt(w->ei, target) || !in_text(w->ei, target)) {
-			call_ext(w, target, next);
-			return;
-		}
-		if (w->depth >= 60) {	/* too deep: skip the call */
-			w->pc = next;
-			return;
-		}
-		w->stack[w->depth++] = (struct frame){ next, 0 };
-		take(w, pc, target);
-		w->pc = target;
-	} else if (cs_insn_group(w->cs, w->insn, CS_GRP_RET)) {
-		if (!w->depth) {
-			restart(w);
-			return;
-		}
-		w->depth--;
-		take(w, pc, w->stack[w->depth].ret);
-		w->pc = w->stack[w->depth].ret;
-		if (w->stack[w->depth].ext)
-			ext_continue(w);
-	} else if (w->insn->id == X86_INS_JMP) {
-		if (!imm)
-			target = random_insn(w);
-		if (!target || !in_text(w->ei, target)) {
-			restart(w);
-		} else if (in_plt(w->ei, target)) {
-			call_ext(w, target, 0);
-		} else {
-			take(w, pc, target);
-			w->pc = target;
-		}
-	} else if (cs_insn_group(w->cs, w->insn, CS_GRP_JUMP) && imm) {
-		if (chance(w, target <= pc ? 80 : 50)) {
-			take(w, pc, target);
-			w->pc = target;
-		} else {
-			w->pc = next;
-		}
-	} else {
-		w->pc = next;
+		raw_normalize(g->raw);
+		g->obj = (uint32_t)raw_find_object(g->raw, g->ei->build_id,
+						   (uint32_t)g->ei->build_id_len);
+		g->ext_obj = (uint32_t)raw_find_object(g->raw, EXT_ID, WALK_EXT_ID_LEN);
 	}
 }
 
@@ -621,78 +225,33 @@ static void step(struct walker *w)
 static int generate(const char *binary, uint64_t samples, uint64_t seed,
 		    const char *script_path, struct raw_profile *raw)
 {
-	struct elfinfo ei;
-	struct walker w = { 0 };
-	const struct fsym *m;
+	struct walker *w = walk_open(binary, seed);
+	struct gen g = { 0 };
 	char real[4096];
-	int rc = -1;
+	int rc;
 
-	if (elf_info(binary, &ei)) {
-		fprintf(stderr, "%s: no executable segment or no symbols\n", binary);
+	if (!w)
 		return -1;
-	}
+	g.ei = walk_elf(w);
 	if (!realpath(binary, real))
 		snprintf(real, sizeof(real), "%s", binary);
-	w.ei = &ei;
-	w.rng = seed * 2654435761u + 88172645463325252ULL;
-	w.max_samples = samples;
-	w.next_sample = LBR_N;
-	w.raw = raw;
-	w.obj = raw_object(raw, ei.build_id, (uint32_t)ei.build_id_len, real);
-	w.ext_obj = raw_object(raw, EXT_ID, 8, "/pretend/libc.so.6");
-	/* Functions: callbacks (cmp) for the pretend libc, indirect call
-	 * targets (op_*, else any), starting points (main in the test
-	 * program, else any). */
-	w.callbacks = xcalloc(ei.nsyms, sizeof(*w.callbacks));
-	w.indirect = xcalloc(ei.nsyms, sizeof(*w.indirect));
-	w.starts = xcalloc(ei.nsyms + 1, sizeof(*w.starts));
-	for (size_t i = 0; i < ei.nsyms; i++) {
-		const struct fsym *s = &ei.syms[i];
-
-		if (in_plt(&ei, s->addr) || !in_text(&ei, s->addr))
-			continue;
-		if (!strcmp(s->name, "cmp"))
-			w.callbacks[w.ncallbacks++] = s;
-		if (!strncmp(s->name, "op_", 3))
-			w.indirect[w.nindirect++] = s;
-		if (s->name[0] != '_')
-			w.starts[w.nstarts++] = s;
+	g.raw = raw;
+	g.obj = raw_object(raw, g.ei->build_id, (uint32_t)g.ei->build_id_len, real);
+	g.ext_obj = raw_object(raw, EXT_ID, WALK_EXT_ID_LEN, WALK_EXT_PATH);
+	g.script = fopen(script_path, "w");
+	if (!g.script) {
+		walk_close(w);
+		return -1;
 	}
-	if (!w.nindirect)
-		for (size_t i = 0; i < ei.nsyms; i++)
-			if (in_text(&ei, ei.syms[i].addr) && !in_plt(&ei, ei.syms[i].addr))
-				w.indirect[w.nindirect++] = &ei.syms[i];
-	m = sym_named(&ei, "main");
-	if (m && sym_named(&ei, "classify")) {
-		w.starts[0] = m;
-		w.nstarts = 1;
-	}
-	if (!w.nstarts || !w.nindirect)
-		goto out;
-	w.script = fopen(script_path, "w");
-	if (!w.script)
-		goto out;
-	fprintf(w.script,
+	fprintf(g.script,
 		"prog 4242 [000] 1.000000: PERF_RECORD_MMAP2 4242/4242: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 " 08:01 1234 0]: r-xp %s\n",
-		(uint64_t)(BASE + (ei.seg_vaddr & ~(uint64_t)0xfff)),
-		(uint64_t)((ei.seg_size + (ei.seg_vaddr & 0xfff) + 0xfff) & ~(uint64_t)0xfff),
-		(uint64_t)(ei.seg_off & ~(uint64_t)0xfff), real);
-	cs_open(CS_ARCH_X86, CS_MODE_64, &w.cs);
-	cs_option(w.cs, CS_OPT_DETAIL, CS_OPT_ON);
-	w.insn = cs_malloc(w.cs);
-	w.pc = w.starts[0]->addr;
-	take(&w, ext_addr(&w), w.pc);
-	while (w.samples < samples)
-		step(&w);
-	cs_free(w.insn, 1);
-	cs_close(&w.cs);
-	rc = fclose(w.script) ? -1 : 0;
+		(uint64_t)(WALK_BASE + (g.ei->seg_vaddr & ~(uint64_t)0xfff)),
+		(uint64_t)((g.ei->seg_size + (g.ei->seg_vaddr & 0xfff) + 0xfff) & ~(uint64_t)0xfff),
+		(uint64_t)(g.ei->seg_off & ~(uint64_t)0xfff), real);
+	walk_run(w, samples, gen_sample, &g);
+	rc = fclose(g.script) ? -1 : 0;
 	raw_normalize(raw);
-out:
-	free(w.callbacks);
-	free(w.indirect);
-	free(w.starts);
-	elf_info_free(&ei);
+	walk_close(w);
 	return rc;
 }
 
