@@ -152,6 +152,7 @@ int cmd_import(int argc, char **argv)
 	if (!buf)
 		return 1;
 	raw_init(&prof);
+	opt.release_pages = mapped;
 	rc = perfdata_import(&prof, buf, len, in, &opt) ? 1 : 0;
 	if (mapped)
 		munmap(buf, len);

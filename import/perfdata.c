@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,7 +174,8 @@ struct imp {
 	uint32_t no_id_obj;		/* sentinel object: mapping without build-ID */
 	int have_no_id_obj;
 
-	int ordered, build_id_attr;
+	int ordered, build_id_attr, event_updates;
+	size_t released;		/* buf[0..released) given back */
 	struct qent *q;
 	size_t nq, cap_q;
 	uint64_t next_flush, max_time;
@@ -744,6 +746,20 @@ static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
 	return 0;
 }
 
+/* Give back the pages of buf below off (opt->release_pages), in steps of
+ * at least 64 MiB so that madvise stays rare.  A page read again later
+ * comes back from the file: this only bounds RSS, never changes what is
+ * read. */
+static void release_below(struct imp *m, size_t off)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), to = off & ~(page - 1);
+
+	if (!m->opt->release_pages || to < m->released + ((size_t)64 << 20))
+		return;
+	madvise((void *)(m->buf + m->released), to - m->released, MADV_DONTNEED);
+	m->released = to;
+}
+
 /* Pass 1: what the samples need before they are read: attributes and
  * features (pipe mode), build-IDs (perf inject -b, pipe mode), event names. */
 static int scan_records(struct imp *m, size_t off, size_t end)
@@ -755,7 +771,11 @@ static int scan_records(struct imp *m, size_t off, size_t end)
 
 		if (r)
 			return r < 0 ? -1 : 0;
+		release_below(m, off);
 		switch (rc.type) {
+		case REC_EVENT_UPDATE:
+			m->event_updates = 1;
+			break;
 		case REC_HEADER_ATTR: {	/* pipe mode */
 			struct pattr a;
 			size_t asize;
@@ -1452,6 +1472,15 @@ static void flush(struct imp *m, uint64_t limit)
 	}
 }
 
+/* The lowest offset that a queued record still needs (off if none). */
+static size_t lowest_queued(const struct imp *m, size_t off)
+{
+	for (size_t i = 0; i < m->nq; i++)
+		if (m->q[i].off < off)
+			off = (size_t)m->q[i].off;
+	return off;
+}
+
 /* Pass 2: the records in perf's order.  Kernel records with a timestamp
  * are queued and delivered in time order up to the time reached one
  * FINISHED_ROUND earlier (tools/perf/util/ordered-events.c); records
@@ -1471,6 +1500,7 @@ static int process_records(struct imp *m, size_t off, size_t end)
 			if (rc.type == REC_FINISHED_ROUND && m->ordered) {
 				flush(m, m->next_flush);
 				m->next_flush = m->max_time;
+				release_below(m, lowest_queued(m, off));
 			} else if (rc.type > REC_USER_MAX ||
 				   (rc.type < REC_HEADER_ATTR)) {
 				m->unknown_records++;
@@ -1481,6 +1511,8 @@ static int process_records(struct imp *m, size_t off, size_t end)
 
 		if (t == NO_TIME || t == 0) {
 			deliver(m, &rc);
+			if (!m->nq)
+				release_below(m, rc.next);
 			continue;
 		}
 		grow(&m->q, &m->cap_q, m->nq + 1, sizeof(*m->q));
@@ -1786,7 +1818,9 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < m.nattrs; i++)
 		if (!m.attrs[i].name)
 			m.attrs[i].name = default_name(&m.attrs[i]);
-	scan_event_names(&m, data_off, data_end);
+	if (m.event_updates)
+		scan_event_names(&m, data_off, data_end);
+	m.released = 0;
 	for (size_t i = 0; i < m.nattrs; i++) {
 		m.attrs[i].selected = !m.opt->event ||
 				      !strcmp(m.opt->event, m.attrs[i].name);

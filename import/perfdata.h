@@ -55,6 +55,11 @@ struct perfdata_options {
 	 * build-ID is neither in an MMAP2 record nor in HEADER_BUILD_ID stays
 	 * unattributed (no_build_id). */
 	int no_local_files;
+	/* buf is a read-only mapping of a file (mmap MAP_PRIVATE, page
+	 * aligned): pages already read are given back (madvise
+	 * MADV_DONTNEED) as the import moves on, so peak RSS follows the
+	 * records still queued for time ordering, not the file's size. */
+	int release_pages;
 };
 
 /* Import the perf.data file in buf[0..len) into p (normally empty: its
