@@ -11,6 +11,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,11 @@
 struct inl_node {
 	Dwarf_Off die;
 	uint32_t first, n;	/* children's ranges in inl_range */
+	/* Read once when the tree is built, so that a look-up reads no DIE:
+	 * linkage name, DW_AT_decl_line (through abstract origins), and the
+	 * call site's DW_AT_call_line and discriminator (inlined nodes). */
+	const char *name;
+	uint32_t decl, call_line, call_disc;
 };
 
 struct inl_range {
@@ -45,6 +51,8 @@ struct inl_tree {
 struct func {
 	Dwarf_Off die;
 	struct inl_tree *inl;	/* NULL until first looked up */
+	const char *name;	/* linkage name; NULL until first asked */
+	uint32_t cu;		/* index in symbolizer.cus */
 	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else lowest range */
 	uint8_t clang;		/* discriminators are LLVM-encoded */
 	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
@@ -54,6 +62,16 @@ struct func {
 struct range {
 	uint64_t low, high;
 	uint32_t func;
+};
+
+/* A compilation unit's line table, read on first use: the rows'
+ * addresses, for a binary search without libdw's locks. */
+struct cu_lines {
+	Dwarf_Off die;		/* the CU's DIE */
+	int8_t state;		/* 0 not read, 1 read, -1 none */
+	Dwarf_Lines *lines;
+	size_t nlines;
+	uint64_t *addr;		/* [nlines] */
 };
 
 struct symbolizer {
@@ -72,6 +90,8 @@ struct symbolizer {
 	size_t nfuncs, cap_funcs;
 	struct range *ranges;
 	size_t nranges, cap_ranges;
+	struct cu_lines *cus;
+	size_t ncus, cap_cus;
 	size_t *by_name;	/* function index + 1, hashed by name */
 	size_t by_name_size;
 	csh cs;			/* with instruction details (groups) */
@@ -136,6 +156,7 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 		entry = epc;
 	grow(&s->funcs, &s->cap_funcs, s->nfuncs + 1, sizeof(*s->funcs));
 	s->funcs[s->nfuncs++] = (struct func){ .die = dwarf_dieoffset(die),
+					       .cu = (uint32_t)(s->ncus - 1),
 					       .entry = entry,
 					       .clang = (uint8_t)clang };
 }
@@ -176,8 +197,11 @@ static void build_index(struct symbolizer *s)
 	Dwarf_Die cu;
 
 	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(s->dw, off + hsize, &cu))
+		if (dwarf_offdie(s->dw, off + hsize, &cu)) {
+			grow(&s->cus, &s->cap_cus, s->ncus + 1, sizeof(*s->cus));
+			s->cus[s->ncus++] = (struct cu_lines){ .die = dwarf_dieoffset(&cu) };
 			index_children(s, &cu, is_clang(&cu), 0);
+		}
 		off = next;
 	}
 	sort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
@@ -318,6 +342,9 @@ void sym_close(struct symbolizer *s)
 			free(s->funcs[i].inl);
 		}
 	}
+	for (size_t i = 0; i < s->ncus; i++)
+		free(s->cus[i].addr);
+	free(s->cus);
 	free(s->funcs);
 	free(s->ranges);
 	free(s->path);
@@ -409,7 +436,7 @@ static void gather_inlined(Dwarf_Die *die, struct inl_tree *t, uint32_t k,
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		grow(&t->node, &t->cap_nodes, t->nnodes + 1, sizeof(*t->node));
-		t->node[t->nnodes] = (struct inl_node){ dwarf_dieoffset(&d), 0, 0 };
+		t->node[t->nnodes] = (struct inl_node){ .die = dwarf_dieoffset(&d) };
 		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
@@ -440,7 +467,11 @@ static void build_inl(struct symbolizer *s, struct inl_tree *t)
 		size_t ntmp = 0;
 
 		if (!dwarf_offdie(s->dw, t->node[k].die, &die))
-			continue;
+			continue;	/* name stays NULL: the chain ends here */
+		t->node[k].name = die_name(&die);
+		t->node[k].decl = die_udata(&die, DW_AT_decl_line, 1);
+		t->node[k].call_line = die_udata(&die, DW_AT_call_line, 0);
+		t->node[k].call_disc = die_udata(&die, DW_AT_GNU_discriminator_, 0);
 		gather_inlined(&die, t, (uint32_t)k, &tmp, &ntmp, &cap, 0);
 		sort(tmp, ntmp, sizeof(*tmp), cmp_inl);
 		grow(&t->range, &t->cap_ranges, t->nranges + ntmp, sizeof(*t->range));
@@ -458,7 +489,7 @@ static struct inl_tree *inl_tree(struct symbolizer *s, struct func *f)
 	if (!f->inl) {
 		f->inl = xcalloc(1, sizeof(*f->inl));
 		grow(&f->inl->node, &f->inl->cap_nodes, 1, sizeof(*f->inl->node));
-		f->inl->node[0] = (struct inl_node){ f->die, 0, 0 };
+		f->inl->node[0] = (struct inl_node){ .die = f->die };
 		f->inl->nnodes = 1;
 		build_inl(s, f->inl);
 	}
@@ -489,12 +520,58 @@ static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
 	return -1;
 }
 
-/* Push onto chain the inlined subroutines that contain addr, outermost
- * first, after chain[0] (the function). */
-static void inline_chain(struct symbolizer *s, struct func *f, uint64_t addr,
-			 Dwarf_Die *chain, int *n, int *truncated)
+/* The line table of CU i; NULL if it has none. */
+static const struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 {
-	const struct inl_tree *t = inl_tree(s, f);
+	struct cu_lines *c = &s->cus[i];
+	Dwarf_Die cu;
+
+	if (c->state == 0) {
+		c->state = -1;
+		if (dwarf_offdie(s->dw, c->die, &cu) &&
+		    !dwarf_getsrclines(&cu, &c->lines, &c->nlines) && c->nlines) {
+			c->addr = xmalloc(c->nlines * sizeof(*c->addr));
+			for (size_t k = 0; k < c->nlines; k++) {
+				Dwarf_Addr a = 0;
+
+				dwarf_lineaddr(dwarf_onesrcline(c->lines, k), &a);
+				c->addr[k] = a;
+			}
+			c->state = 1;
+		}
+	}
+	return c->state > 0 ? c : NULL;
+}
+
+/* The row for addr, as dwarf_getsrc_die finds it: the last row at or
+ * below addr, unless that ends a sequence.  NULL if none. */
+static Dwarf_Line *cu_line_at(const struct cu_lines *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nlines;
+	Dwarf_Line *line;
+	bool end;
+
+	while (lo < hi) {	/* first row above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->addr[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	line = dwarf_onesrcline(c->lines, lo - 1);
+	if (!line || dwarf_lineendsequence(line, &end) || end)
+		return NULL;
+	return line;
+}
+
+/* Push onto chain the nodes of the inlined subroutines that contain addr,
+ * outermost first, after chain[0] (the function). */
+static void inline_chain(const struct inl_tree *t, uint64_t addr,
+			 uint32_t *chain, int *n, int *truncated)
+{
 	long k = 0;
 
 	while ((k = inl_child(t, (uint32_t)k, addr)) >= 0) {
@@ -502,39 +579,41 @@ static void inline_chain(struct symbolizer *s, struct func *f, uint64_t addr,
 			*truncated = 1;
 			return;
 		}
-		if (!dwarf_offdie(s->dw, t->node[k].die, &chain[*n]))
+		if (!t->node[k].name)
 			return;
-		(*n)++;
+		chain[(*n)++] = (uint32_t)k;
 	}
 }
 
 static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 				 uint64_t addr, struct sym_result *r)
 {
-	Dwarf_Die chain[SYM_MAX_FRAMES], cu;
+	const struct inl_tree *t = inl_tree(s, f);
+	const struct cu_lines *cl;
+	uint32_t chain[SYM_MAX_FRAMES];
 	Dwarf_Line *line;
 	unsigned disc = 0;
 	int lineno = 0, n = 1;
 
 	r->truncated = 0;
-	if (!dwarf_offdie(s->dw, f->die, &chain[0]) ||
-	    !dwarf_diecu(&chain[0], &cu, NULL, NULL))
+	if (!t->node[0].name)
 		return SYM_NO_FUNCTION;
-	inline_chain(s, f, addr, chain, &n, &r->truncated);
-	line = dwarf_getsrc_die(&cu, addr);
+	chain[0] = 0;
+	inline_chain(t, addr, chain, &n, &r->truncated);
+	cl = cu_lines(s, f->cu);
+	line = cl ? cu_line_at(cl, addr) : NULL;
 	if (!line || dwarf_lineno(line, &lineno))
 		return SYM_NO_LINE;
 	dwarf_linediscriminator(line, &disc);
 	r->nframes = n;
 	for (int i = 0; i < n; i++) {
-		uint32_t decl = die_udata(&chain[i], DW_AT_decl_line, 1);
-		uint32_t ln = i + 1 < n ? die_udata(&chain[i + 1], DW_AT_call_line, 0)
-					: (uint32_t)lineno;
-		uint32_t d = i + 1 < n ? die_udata(&chain[i + 1], DW_AT_GNU_discriminator_, 0)
-				       : disc;
+		const struct inl_node *nd = &t->node[chain[i]];
+		const struct inl_node *in = i + 1 < n ? &t->node[chain[i + 1]] : NULL;
+		uint32_t ln = in ? in->call_line : (uint32_t)lineno;
+		uint32_t d = in ? in->call_disc : disc;
 
-		r->frames[i].name = die_name(&chain[i]);
-		r->frames[i].line_offset = (ln - decl) & 0xffff;
+		r->frames[i].name = nd->name;
+		r->frames[i].line_offset = (ln - nd->decl) & 0xffff;
 		r->frames[i].disc = f->clang ? sym_base_disc(d) : d;
 	}
 	return SYM_OK;
@@ -575,14 +654,23 @@ enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
 	return SYM_OK;
 }
 
+static const char *func_name(struct symbolizer *s, size_t i)
+{
+	struct func *f = &s->funcs[i];
+	Dwarf_Die die;
+
+	if (!f->name)
+		f->name = dwarf_offdie(s->dw, f->die, &die) ? die_name(&die) : "";
+	return f->name;
+}
+
 const char *sym_function_name(struct symbolizer *s, uint64_t vaddr)
 {
 	const struct range *rg = s->dw ? find_range(s, vaddr) : NULL;
-	Dwarf_Die die;
 	const char *n;
 
-	if (rg && dwarf_offdie(s->dw, s->funcs[rg->func].die, &die)) {
-		n = die_name(&die);
+	if (rg) {
+		n = func_name(s, rg->func);
 		if (*n)
 			return n;
 	}
@@ -669,13 +757,6 @@ static size_t str_hash(const char *p)
 	while (*p)
 		h = (h ^ (unsigned char)*p++) * 1099511628211u;
 	return h;
-}
-
-static const char *func_name(struct symbolizer *s, size_t i)
-{
-	Dwarf_Die die;
-
-	return dwarf_offdie(s->dw, s->funcs[i].die, &die) ? die_name(&die) : "";
 }
 
 long sym_function_by_name(struct symbolizer *s, const char *name)
@@ -817,14 +898,13 @@ static uint32_t dup_factor(uint32_t d)
 uint32_t sym_dup_factor(struct symbolizer *s, uint64_t vaddr)
 {
 	const struct range *rg = find_range(s, vaddr);
-	Dwarf_Die die, cu;
+	const struct cu_lines *cl;
 	Dwarf_Line *line;
 	unsigned disc = 0;
 
 	if (!rg || !s->funcs[rg->func].clang ||
-	    !dwarf_offdie(s->dw, s->funcs[rg->func].die, &die) ||
-	    !dwarf_diecu(&die, &cu, NULL, NULL) ||
-	    !(line = dwarf_getsrc_die(&cu, vaddr)) ||
+	    !(cl = cu_lines(s, s->funcs[rg->func].cu)) ||
+	    !(line = cu_line_at(cl, vaddr)) ||
 	    dwarf_linediscriminator(line, &disc))
 		return 1;
 	return dup_factor(disc);
