@@ -9,7 +9,7 @@ CC=${CC:-cc}
 CLANG=${CLANG:-clang-16}
 mkdir -p "$OUTDIR/progs"
 $CC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers -O2 -g \
-	-o "$OUTDIR/lbrsynth" "$TOP/tests/lbrsynth/lbrsynth.c" \
+	-o "$OUTDIR/lbrsynth" "$TOP/tests/lbrsynth/lbrsynth.c" "$TOP/tests/lbrsynth/perfwrite.c" \
 	"$TOP/collector/mappings.c" "$TOP/collector/buildid.c" \
 	"$TOP/raw/rawprof.c" "$TOP/raw/rawio.c" "$TOP/lib/util.c" "$TOP/lib/bytes.c" \
 	-lcapstone

@@ -35,6 +35,7 @@
 #include "../../raw/rawprof.h"
 #include "../../collector/mappings.h"
 #include "../../lib/util.h"
+#include "perfwrite.h"
 
 #include <capstone/capstone.h>
 #include <elf.h>
@@ -211,15 +212,10 @@ struct mmap_event {
 	struct xmap m;
 };
 
-struct branch {
-	uint64_t from, to;
-	uint8_t type;		/* PERF_BR_* */
-};
-
 struct sample {
 	uint64_t time, ip;
 	uint32_t nbr;
-	struct branch br[LBR_DEPTH];
+	struct pw_branch br[LBR_DEPTH];
 };
 
 /* ---- the tracer's state ---- */
@@ -239,7 +235,7 @@ static struct {
 	struct icache ic;
 	struct bmap bm;
 
-	struct branch ring[LBR_DEPTH];
+	struct pw_branch ring[LBR_DEPTH];
 	unsigned ring_head, ring_n;
 
 	uint64_t retired;		/* instructions retired */
@@ -490,7 +486,7 @@ static void take_sample(uint64_t ip)
 	} else
 		count_unattr(&T.prof, CNT_UNATTR, r, 1);
 	for (uint32_t i = 0; i < s->nbr; i++) {
-		const struct branch *b = &s->br[i];
+		const struct pw_branch *b = &s->br[i];
 
 		if (maps_resolve(&T.maps, T.pid, b->from, &fobj, &foff) == UNATTR_NONE &&
 		    maps_resolve(&T.maps, T.pid, b->to, &tobj, &toff) == UNATTR_NONE) {
@@ -615,7 +611,7 @@ static int trace(uint64_t pc)
 		T.retired++;
 		if (in->kind != K_NONE && in->kind != K_SYSCALL &&
 		    (in->kind != K_COND || to != next)) {
-			struct branch *b = &T.ring[T.ring_head];
+			struct pw_branch *b = &T.ring[T.ring_head];
 
 			b->from = in->addr;
 			b->to = to;
@@ -636,80 +632,19 @@ static int trace(uint64_t pc)
 	}
 }
 
-/* ---- output: perf.data and its perf-script text ---- */
+/* ---- output: perf.data (perfwrite.c) and its perf-script text ---- */
 
-struct buf {
-	uint8_t *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *d, size_t n)
-{
-	grow(&b->p, &b->cap, b->n + n, 1);
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-
-static void put_hdr(struct buf *b, uint32_t type, uint16_t misc, size_t size)
-{
-	struct perf_event_header h = { type, misc, (uint16_t)size };
-
-	put(b, &h, sizeof(h));
-}
-
-/* sample_id_all trailer of non-sample records: TID, TIME. */
-static void put_id(struct buf *b, uint64_t time)
-{
-	put_u32(b, (uint32_t)T.pid);
-	put_u32(b, (uint32_t)T.pid);
-	put_u64(b, time);
-}
-
-static void put_padded_string(struct buf *b, const char *s, size_t padded)
-{
-	uint8_t zero[8] = { 0 };
-	size_t n = strlen(s);
-
-	put(b, s, n);
-	put(b, zero, padded - n);
-}
-
-static size_t pad8(size_t n) { return (n + 8) & ~(size_t)7; } /* with the NUL */
-
-static void perf_mmap2(struct buf *b, FILE *txt, const struct mmap_event *e)
+static void perf_mmap2(struct pwbuf *b, FILE *txt, const struct mmap_event *e)
 {
 	const struct xmap *m = &e->m;
-	size_t plen = pad8(strlen(m->path));
-	uint16_t misc = PERF_RECORD_MISC_USER;
+	struct pw_map pm = { m->start, m->end - m->start, m->pgoff, m->ino,
+			     m->maj, m->min, m->prot, m->flags, m->path,
+			     m->build_id_len ? m->build_id : NULL, m->build_id_len };
 	char id[41] = "";
 
+	pw_mmap2(b, (uint32_t)T.pid, &pm, e->time);
 	if (m->build_id_len)
-		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-	put_hdr(b, PERF_RECORD_MMAP2, misc, 8 + 8 + 24 + 24 + 8 + plen + 16);
-	put_u32(b, (uint32_t)T.pid);
-	put_u32(b, (uint32_t)T.pid);
-	put_u64(b, m->start);
-	put_u64(b, m->end - m->start);
-	put_u64(b, m->pgoff);
-	if (m->build_id_len) {
-		uint8_t u[24] = { m->build_id_len };
-
-		memcpy(u + 4, m->build_id, m->build_id_len);
-		put(b, u, sizeof(u));
 		hex_string(id, m->build_id, m->build_id_len);
-	} else {
-		put_u32(b, m->maj);
-		put_u32(b, m->min);
-		put_u64(b, m->ino);
-		put_u64(b, 0);		/* ino_generation */
-	}
-	put_u32(b, m->prot);
-	put_u32(b, m->flags);
-	put_padded_string(b, m->path, plen);
-	put_id(b, e->time);
 
 	/* tools/perf/util/event.c perf_event__fprintf_mmap2 ("%#" of 0 is
 	 * "0"), after perf script's empty field prefix. */
@@ -725,28 +660,15 @@ static void perf_mmap2(struct buf *b, FILE *txt, const struct mmap_event *e)
 		m->flags & MAP_SHARED ? 's' : 'p', m->path);
 }
 
-static void perf_sample(struct buf *b, FILE *txt, const struct sample *s)
+static void perf_sample(struct pwbuf *b, FILE *txt, const struct sample *s)
 {
-	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-		8 + 8 + 8 + 8 + 8 + 8 + 24 * (size_t)s->nbr);
-	put_u64(b, s->ip);
-	put_u32(b, (uint32_t)T.pid);
-	put_u32(b, (uint32_t)T.pid);
-	put_u64(b, s->time);
-	put_u64(b, T.period);
-	put_u64(b, s->nbr);
+	pw_sample(b, (uint32_t)T.pid, s->ip, s->time, T.period, s->br, s->nbr);
 	/* perf script: ip as " %16" PRIx64, then " 0xFROM/0xTO/P/-/-/0/TYPE "
 	 * per entry (builtin-script.c, perf 6.1). */
 	fprintf(txt, " %16" PRIx64, s->ip);
 	for (uint32_t i = 0; i < s->nbr; i++) {
-		const struct branch *br = &s->br[i];
-		/* flags: mispred:1 predicted:1 in_tx:1 abort:1 cycles:16
-		 * type:4 ... (struct perf_branch_entry) */
-		uint64_t flags = (1ULL << 1) | ((uint64_t)br->type << 20);
+		const struct pw_branch *br = &s->br[i];
 
-		put_u64(b, br->from);
-		put_u64(b, br->to);
-		put_u64(b, flags);
 		fprintf(txt, " 0x%" PRIx64 "/0x%" PRIx64 "/P/-/-/0/%s ", br->from,
 			br->to, perf_br_name[br->type]);
 	}
@@ -757,9 +679,9 @@ static int write_perf(const char *data_path, const char *txt_path,
 		      const char *comm)
 {
 	struct perf_event_attr attr;
-	struct buf b = { 0 };
+	struct pwbuf b = { 0 };
 	struct outfile od, ot;
-	uint64_t data_off, attr_off = 104;
+	uint64_t data_off, hdr[10];
 	size_t ci = 0, si = 0;
 
 	if (outfile_open(&od, data_path) < 0)
@@ -769,45 +691,11 @@ static int write_perf(const char *data_path, const char *txt_path,
 		return -1;
 	}
 
-	/* perf_file_header; the sections are filled in below. */
-	put(&b, "PERFILE2", 8);
-	put_u64(&b, 104);
-	put_u64(&b, sizeof(attr) + 16);
-	for (int i = 0; i < 2 + 2 + 2 + 4; i++)	/* attrs, data, event_types, flags[4] */
-		put_u64(&b, 0);
-
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.sample_period = T.period;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			   PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
-	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY |
-				  PERF_SAMPLE_BRANCH_TYPE_SAVE;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.sample_id_all = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.comm = 1;
-	attr.comm_exec = 1;
-	attr.build_id = 1;
-	put(&b, &attr, sizeof(attr));
-	put_u64(&b, 0);		/* ids: none (one event) */
-	put_u64(&b, 0);
-	data_off = b.n;
-
+	pw_lbr_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+		    T.period, 1);
+	data_off = pw_file_header(&b, &attr);
 	/* PERF_RECORD_COMM, so that perf knows the process. */
-	const char *base = strrchr(comm, '/') ? strrchr(comm, '/') + 1 : comm;
-	char name[16];
-	snprintf(name, sizeof(name), "%s", base);
-	size_t clen = pad8(strlen(name));
-	put_hdr(&b, PERF_RECORD_COMM, 0, 8 + 8 + clen + 16);
-	put_u32(&b, (uint32_t)T.pid);
-	put_u32(&b, (uint32_t)T.pid);
-	put_padded_string(&b, name, clen);
-	put_id(&b, 0);
+	pw_comm(&b, (uint32_t)T.pid, comm, 0);
 
 	/* Mapping events and samples in time order (mappings first). */
 	while (ci < T.nmev || si < T.nsamples) {
@@ -817,18 +705,8 @@ static int write_perf(const char *data_path, const char *txt_path,
 		else
 			perf_sample(&b, ot.f, &T.samples[si++]);
 	}
-
-	uint64_t *h = (uint64_t *)(b.p + 24);
-	h[0] = attr_off;		/* attrs */
-	h[1] = sizeof(attr) + 16;
-	h[2] = data_off;		/* data */
-	h[3] = b.n - data_off;
-	/* Feature HEADER_BRANCH_STACK (bit 15), as perf record -b sets it:
-	 * a flag without contents, so one empty perf_file_section after the
-	 * data.  perf report then shows branches by default. */
-	h[6] = 1ULL << 15;
-	put_u64(&b, b.n + 16);
-	put_u64(&b, 0);
+	pw_features(&b, data_off, NULL, 0, hdr);
+	memcpy(b.p + 24, hdr, sizeof(hdr));
 	if (fwrite(b.p, 1, b.n, od.f) != b.n) {
 		free(b.p);
 		outfile_abort(&od);
