@@ -18,12 +18,28 @@ const char *const unattr_name[UNATTR_MAX] = {
 	[UNATTR_NO_BUILD_ID] = "no_build_id",
 };
 
+/* Where an address falls after shadowing: [start, end) is covered by
+ * maps[map] and by no newer mapping. */
+struct seg {
+	uint64_t start, end;
+	uint32_t map;
+};
+
+/* maps in the order they were added (a later one shadows an earlier one
+ * where they overlap); segs: the first nindexed of them flattened into
+ * disjoint segments sorted by address, so that a process with thousands
+ * of mappings resolves in O(log n).  The newer ones are searched first,
+ * newest first, until there are enough of them to index again. */
 struct proc {
 	pid_t pid;
 	struct mapping *maps;
 	size_t n, cap;
+	struct seg *segs;
+	size_t nsegs, cap_segs, nindexed;
 	struct proc *next;
 };
+
+#define UNINDEXED_MAX 16
 
 struct idcache {
 	uint64_t dev, ino;
@@ -44,6 +60,7 @@ void maps_free(struct maptable *t)
 		for (; p; p = next) {
 			next = p->next;
 			free(p->maps);
+			free(p->segs);
 			free(p);
 		}
 	}
@@ -166,24 +183,131 @@ int maps_scan_proc(struct maptable *t, pid_t pid)
 	return 0;
 }
 
+struct bound {
+	uint64_t at;
+	uint32_t map;
+	int end;
+};
+
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct bound *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Max-heap of mapping indices: the newest mapping open at the sweep. */
+static void heap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+	size_t i = (*n)++;
+
+	for (; i && h[(i - 1) / 2] < v; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = v;
+}
+
+static void heap_pop(uint32_t *h, size_t *n)
+{
+	uint32_t v = h[--*n];
+	size_t i = 0;
+
+	for (size_t c; (c = 2 * i + 1) < *n; i = c) {
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+	}
+	if (*n)
+		h[i] = v;
+}
+
+static void add_seg(struct proc *p, uint64_t start, uint64_t end, uint32_t map)
+{
+	struct seg *last = p->nsegs ? &p->segs[p->nsegs - 1] : NULL;
+
+	if (last && last->end == start && last->map == map) {
+		last->end = end;
+		return;
+	}
+	grow(&p->segs, &p->cap_segs, p->nsegs + 1, sizeof(*p->segs));
+	p->segs[p->nsegs++] = (struct seg){ start, end, map };
+}
+
+/* Flatten the mappings: a sweep over their sorted bounds, where each
+ * piece between two bounds goes to the newest mapping open there.
+ * O(n log n). */
+static void build_index(struct proc *p)
+{
+	struct bound *b = xcalloc(2 * p->n + 1, sizeof(*b));
+	uint32_t *heap = xcalloc(p->n + 1, sizeof(*heap));
+	uint8_t *open = xcalloc(p->n + 1, 1);
+	size_t nb = 0, nh = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->maps[i].start >= p->maps[i].end)
+			continue;
+		b[nb++] = (struct bound){ p->maps[i].start, (uint32_t)i, 0 };
+		b[nb++] = (struct bound){ p->maps[i].end, (uint32_t)i, 1 };
+	}
+	qsort(b, nb, sizeof(*b), cmp_bound);
+	p->nsegs = 0;
+	for (size_t i = 0; i < nb;) {
+		uint64_t at = b[i].at;
+
+		for (; i < nb && b[i].at == at; i++) {
+			open[b[i].map] = !b[i].end;
+			if (!b[i].end)
+				heap_push(heap, &nh, b[i].map);
+		}
+		while (nh && !open[heap[0]])	/* closed: removed lazily */
+			heap_pop(heap, &nh);
+		if (nh && i < nb)
+			add_seg(p, at, b[i].at, heap[0]);
+	}
+	p->nindexed = p->n;
+	free(b);
+	free(heap);
+	free(open);
+}
+
+static const struct mapping *indexed_mapping(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nsegs;
+
+	while (lo < hi) {	/* first segment ending after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->segs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nsegs && p->segs[lo].start <= addr ? &p->maps[p->segs[lo].map]
+							   : NULL;
+}
+
 enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 				uint64_t addr, uint32_t *obj, uint64_t *off)
 {
-	const struct proc *p = find_proc(t, pid);
+	struct proc *p = find_proc(t, pid);
+	const struct mapping *m = NULL;
 
 	if (!p)
 		return UNATTR_NO_MAPPING;
+	if (p->n - p->nindexed > UNINDEXED_MAX)
+		build_index(p);
 	/* Newest first: a later mmap over the same range replaced it. */
-	for (size_t i = p->n; i-- > 0;) {
-		const struct mapping *m = &p->maps[i];
-
-		if (addr < m->start || addr >= m->end)
-			continue;
-		if (m->obj == MAP_NO_OBJECT)
-			return (enum unattr_reason)m->reason;
-		*obj = m->obj;
-		*off = addr - m->start + m->pgoff;
-		return UNATTR_NONE;
-	}
-	return UNATTR_NO_MAPPING;
+	for (size_t i = p->n; i-- > p->nindexed && !m;)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			m = &p->maps[i];
+	if (!m)
+		m = indexed_mapping(p, addr);
+	if (!m)
+		return UNATTR_NO_MAPPING;
+	if (m->obj == MAP_NO_OBJECT)
+		return (enum unattr_reason)m->reason;
+	*obj = m->obj;
+	*off = addr - m->start + m->pgoff;
+	return UNATTR_NONE;
 }
