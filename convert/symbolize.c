@@ -98,6 +98,11 @@ struct symbolizer {
 	csh cs_fast;		/* without: for whole-function walks */
 	int cs_ok;
 	int x86;
+	cs_insn *insn;		/* decoded by cs, for one-instruction queries */
+	/* An instruction's kind by capstone id, 1 + SYM_INSN_* once known
+	 * (0 not yet): the groups it tests depend on the id alone. */
+	uint8_t *kind_by_id;
+	size_t nkind_by_id;
 };
 
 /* A .gnu_debuglink is a file name, never a path: a crafted binary naming
@@ -239,6 +244,11 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 				s->cs_ok = 0;
 			}
 		}
+		if (s->cs_ok) {
+			s->insn = cs_malloc(s->cs);
+			s->nkind_by_id = s->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
+			s->kind_by_id = xcalloc(s->nkind_by_id, 1);
+		}
 	}
 	return 0;
 }
@@ -326,6 +336,7 @@ void sym_close(struct symbolizer *s)
 	if (!s)
 		return;
 	if (s->cs_ok) {
+		cs_free(s->insn, 1);
 		cs_close(&s->cs);
 		cs_close(&s->cs_fast);
 	}
@@ -335,6 +346,7 @@ void sym_close(struct symbolizer *s)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
 	free(s->by_name);
+	free(s->kind_by_id);
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		if (s->funcs[i].inl) {
 			free(s->funcs[i].inl->node);
@@ -690,15 +702,16 @@ int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
 		return 0;
 	/* x86 calls are 2 to 15 bytes (with prefixes); aarch64 BL/BLR are 4. */
 	for (int len = s->x86 ? 2 : 4; len <= (s->x86 ? 15 : 4) && !found; len++) {
-		cs_insn *insn;
+		const uint8_t *code;
+		size_t left = (size_t)len;
+		uint64_t a = vaddr - len;
 
 		if (off < (uint64_t)len)
 			break;
-		if (cs_disasm(s->cs, img + off - len, len, vaddr - len, 1, &insn) == 1) {
-			found = insn->size == len &&
-				cs_insn_group(s->cs, insn, CS_GRP_CALL);
-			cs_free(insn, 1);
-		}
+		code = img + off - len;
+		if (cs_disasm_iter(s->cs, &code, &left, &a, s->insn))
+			found = s->insn->size == len &&
+				cs_insn_group(s->cs, s->insn, CS_GRP_CALL);
 	}
 	return found;
 }
@@ -821,22 +834,43 @@ static unsigned insn_kind(struct symbolizer *s, const cs_insn *insn)
 
 unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 {
-	size_t size;
-	const uint8_t *img;
-	uint64_t off;
-	cs_insn *insn;
+	size_t size, left;
+	const uint8_t *img, *code;
+	uint64_t off, a = vaddr;
 	unsigned kind = SYM_INSN_NONE;
 
 	*len = 0;
 	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
 	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
 		return SYM_INSN_NONE;
-	if (cs_disasm(s->cs, img + off, size - off < 16 ? size - off : 16, vaddr,
-		      1, &insn) == 1) {
-		*len = insn->size;
-		kind = insn_kind(s, insn);
-		cs_free(insn, 1);
+	code = img + off;
+	left = size - off < 16 ? size - off : 16;
+	if (cs_disasm_iter(s->cs, &code, &left, &a, s->insn)) {
+		*len = s->insn->size;
+		kind = insn_kind(s, s->insn);
 	}
+	return kind;
+}
+
+/* The kind of an instruction decoded without details (at code): by its id
+ * once one of that id has been decoded with details; again with details
+ * where the kind depends on the operands (a direct or indirect jump). */
+static unsigned fast_kind(struct symbolizer *s, const cs_insn *insn,
+			  const uint8_t *code)
+{
+	unsigned id = insn->id;
+	int by_operands = s->x86 ? id == X86_INS_JMP : id == ARM64_INS_B;
+	size_t left = insn->size;
+	uint64_t a = insn->address;
+	unsigned kind;
+
+	if (id < s->nkind_by_id && s->kind_by_id[id])
+		return s->kind_by_id[id] - 1u;
+	if (!cs_disasm_iter(s->cs, &code, &left, &a, s->insn))
+		return SYM_INSN_NONE;	/* not reached: it decoded */
+	kind = insn_kind(s, s->insn);
+	if (!by_operands && id < s->nkind_by_id)
+		s->kind_by_id[id] = (uint8_t)(kind + 1);
 	return kind;
 }
 
@@ -852,7 +886,7 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 	if (!s->cs_ok || fn < 0 || (size_t)fn >= s->nfuncs ||
 	    !(img = (const uint8_t *)elf_rawfile(s->elf, &size)))
 		return 0;
-	insn = cs_malloc(s->cs);
+	insn = cs_malloc(s->cs_fast);
 	for (size_t i = 0; i < s->nranges; i++) {
 		uint64_t off, addr = s->ranges[i].low, hi = s->ranges[i].high;
 
@@ -865,8 +899,9 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 					      ? (size_t)(hi - addr) : size - off;
 			uint64_t a = addr;
 
-			while (cs_disasm_iter(s->cs, &code, &left, &a, insn)) {
-				cb(insn->address, insn->size, insn_kind(s, insn), arg);
+			while (cs_disasm_iter(s->cs_fast, &code, &left, &a, insn)) {
+				cb(insn->address, insn->size,
+				   fast_kind(s, insn, code - insn->size), arg);
 				n++;
 			}
 			addr = a + 1;	/* skip a byte that does not decode */
