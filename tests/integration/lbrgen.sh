@@ -1,0 +1,89 @@
+#!/bin/sh
+# bench/lbrgen: synthesized branch-record samples (the random walk of
+# tests/lbrgen/walk.c) as a perf.data file, for conversion benchmarks.  The
+# readers of perf record -b files must read it: pgoprof import (the same raw
+# profile as lbrgen's own --raw), perf script (every sample with 32
+# branches) and AutoFDO's create_llvm_prof / create_gcov when installed.
+. "$(dirname "$0")/../lib.sh"
+
+LBRGEN=$TOP/build/bench/lbrgen
+D=$WORK/lbrgen
+N=2000
+mkdir -p "$D" && cd "$D" || exit 1
+if ! make -s -C "$TOP" build/bench/lbrgen >"$D/build.log" 2>&1; then
+	fail "build lbrgen" "$(tail -n 3 "$D/build.log" | tr '\n' ' ')"; exit 0
+fi
+# DWARF 4: AutoFDO 0.19 reads no DWARF 5 (its profile comes out empty).
+if ! $CLANG -O2 -g -gdwarf-4 -fdebug-info-for-profiling -o dispatch \
+	"$TOP/tests/lbrsynth/progs/dispatch.c" >"$D/cc.log" 2>&1; then
+	fail "build the test program" "$(tail -n 3 "$D/cc.log" | tr '\n' ' ')"; exit 0
+fi
+rm -f d.perf.data d.raw again.perf.data
+
+check "lbrgen writes $N samples" "$LBRGEN" -q -n $N -s 3 -o d.perf.data --raw d.raw dispatch
+check "the same seed gives the same file" sh -c \
+	"'$LBRGEN' -q -n $N -s 3 -o again.perf.data dispatch && cmp d.perf.data again.perf.data"
+
+# pgoprof import: the raw profile of lbrgen --raw (objects, IPs, ranges,
+# branches; and the sample count).
+counter() { "$PGOPROF" show "$1" | awk -v n="$2" '$1 == "counter" && $2 == n { print $4 }'; }
+if "$PGOPROF" import -q d.perf.data -o d.imported.raw >import.log 2>&1; then
+	pass "pgoprof import reads the perf.data"
+	"$PGOPROF" show d.raw | grep -v '^meta\|^counter\|^#' >d.direct.show
+	"$PGOPROF" show d.imported.raw | grep -v '^meta\|^counter\|^#' >d.imported.show
+	check "import equals lbrgen --raw ($(grep -c '^  branch' d.direct.show) branches, $(grep -c '^  range' d.direct.show) ranges)" \
+		sh -c "cmp d.direct.show d.imported.show && grep -q '^  range' d.direct.show"
+	check "import took $N samples" test "$(counter d.imported.raw samples.taken)" = $N -a \
+		"$(counter d.raw samples.taken)" = $N
+else
+	fail "pgoprof import reads the perf.data" "$(tail -n 2 import.log | tr '\n' ' ')"
+fi
+
+# perf script: every sample, 32 branch records each.
+if command -v perf >/dev/null 2>&1; then
+	perf script -F ip,brstack --show-mmap-events -i d.perf.data >d.script.txt 2>d.script.err
+	got=$(awk '!/PERF_RECORD/ && NF == 33 { n++ } END { print n + 0 }' d.script.txt)
+	check "perf script prints $N samples of 32 branches ($got)" test "$got" -eq $N -a \
+		"$(grep -vc PERF_RECORD d.script.txt)" -eq $N
+	check "perf script shows the MMAP2 of the binary and the pretend libc" sh -c \
+		"grep -q 'PERF_RECORD_MMAP2 .*/dispatch\$' d.script.txt && grep -q 'PERF_RECORD_MMAP2 .*/pretend/libc.so.6\$' d.script.txt"
+else
+	pass "perf script: perf is not installed (skipped)"
+fi
+
+# AutoFDO (Debian package autofdo): quipper reads the perf.data.
+if command -v create_llvm_prof >/dev/null 2>&1; then
+	rm -f d.afdo.txt
+	create_llvm_prof --binary=dispatch --profile=d.perf.data --format=text \
+		--out=d.afdo.txt >afdo.log 2>&1
+	check "create_llvm_prof writes a profile that names main and step" sh -c \
+		"test -s d.afdo.txt && grep -q '^main:[1-9]' d.afdo.txt && grep -q '^step:[1-9]' d.afdo.txt"
+else
+	pass "create_llvm_prof: not installed (skipped)"
+fi
+if command -v create_gcov >/dev/null 2>&1; then
+	rm -f d.gcov
+	create_gcov --binary=dispatch --profile=d.perf.data --gcov=d.gcov \
+		-gcov_version=2 >gcov.log 2>&1
+	check "create_gcov writes a profile" test -s d.gcov
+else
+	pass "create_gcov: not installed (skipped)"
+fi
+
+# Bad arguments: exit 1, a message naming the file, no output.
+rm -f none.perf.data
+"$LBRGEN" -q -n 10 -o none.perf.data "$D/no-such-binary" >bad.out 2>bad.err
+rc=$?
+check "a missing binary: exit 1, named, no output" sh -c \
+	"test $rc -eq 1 && grep -q no-such-binary bad.err && test ! -e none.perf.data"
+"$LBRGEN" -q -n 10 -o none.perf.data "$TOP/tests/lbrsynth/progs/dispatch.c" >bad.out 2>bad.err
+rc=$?
+check "not an ELF file: exit 1, named, no output" sh -c \
+	"test $rc -eq 1 && grep -q dispatch.c bad.err && test ! -e none.perf.data"
+"$LBRGEN" -q -n ten -o none.perf.data dispatch >bad.out 2>bad.err
+rc=$?
+check "a bad sample count: exit 1, no output" sh -c "test $rc -eq 1 && test ! -e none.perf.data"
+"$LBRGEN" -q -n 10 -o "$D/no-such-dir/x.perf.data" dispatch >bad.out 2>bad.err
+rc=$?
+check "an unwritable output: exit 1, named" sh -c "test $rc -eq 1 && grep -q no-such-dir bad.err"
+check "lbrgen --help" sh -c "'$LBRGEN' --help | grep -q '^usage: lbrgen'"
