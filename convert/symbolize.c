@@ -64,14 +64,22 @@ struct range {
 	uint32_t func;
 };
 
-/* A compilation unit's line table, read on first use: the rows'
- * addresses, for a binary search without libdw's locks. */
+/* What a look-up takes from a line-table row. */
+struct line_row {
+	uint32_t line, disc;
+	uint8_t end;		/* ends a sequence: no line */
+};
+
+/* A compilation unit's line table, read on first use, for a binary search
+ * without libdw's locks.  A row like the one before it (line,
+ * discriminator, end of sequence) is left out: the row before answers for
+ * its addresses the same. */
 struct cu_lines {
 	Dwarf_Off die;		/* the CU's DIE */
 	int8_t state;		/* 0 not read, 1 read, -1 none */
-	Dwarf_Lines *lines;
-	size_t nlines;
-	uint64_t *addr;		/* [nlines] */
+	size_t nrows;
+	uint64_t *addr;		/* [nrows], ascending */
+	struct line_row *row;	/* [nrows] */
 };
 
 struct symbolizer {
@@ -103,6 +111,12 @@ struct symbolizer {
 	 * (0 not yet): the groups it tests depend on the id alone. */
 	uint8_t *kind_by_id;
 	size_t nkind_by_id;
+	/* The last look-up, and the addresses [last_lo, last_hi) of its
+	 * function that share its line-table row and inline chain: a walk
+	 * over a function's instructions mostly asks for the same result. */
+	const struct func *last_f;
+	uint64_t last_lo, last_hi;
+	struct sym_result last;
 };
 
 /* A .gnu_debuglink is a file name, never a path: a crafted binary naming
@@ -354,8 +368,10 @@ void sym_close(struct symbolizer *s)
 			free(s->funcs[i].inl);
 		}
 	}
-	for (size_t i = 0; i < s->ncus; i++)
+	for (size_t i = 0; i < s->ncus; i++) {
 		free(s->cus[i].addr);
+		free(s->cus[i].row);
+	}
 	free(s->cus);
 	free(s->funcs);
 	free(s->ranges);
@@ -508,11 +524,26 @@ static struct inl_tree *inl_tree(struct symbolizer *s, struct func *f)
 	return f->inl;
 }
 
-/* The child of node k whose ranges hold addr, or -1. */
-static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
+/* Addresses [lo, hi) around a looked-up one that give the same result. */
+struct span {
+	uint64_t lo, hi;
+};
+
+static void span_cut(struct span *sp, uint64_t lo, uint64_t hi)
+{
+	if (lo > sp->lo)
+		sp->lo = lo;
+	if (hi < sp->hi)
+		sp->hi = hi;
+}
+
+/* The child of node k whose ranges hold addr, or -1; sp is narrowed to
+ * the addresses for which the answer is the same. */
+static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr,
+		      struct span *sp)
 {
 	const struct inl_range *r;
-	size_t lo = 0, hi = t->node[k].n;
+	size_t lo = 0, hi = t->node[k].n, n = t->node[k].n;
 
 	if (!hi)
 		return -1;
@@ -525,10 +556,15 @@ static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
 		else
 			hi = mid;
 	}
+	span_cut(sp, lo ? r[lo - 1].lo : 0, lo < n ? r[lo].lo : UINT64_MAX);
 	/* Siblings do not overlap, but look back a little in case. */
-	for (size_t i = lo, n = 0; i-- > 0 && n < 4; n++)
-		if (addr < r[i].hi)
+	for (size_t i = lo, m = 0; i-- > 0 && m < 4; m++) {
+		if (addr < r[i].hi) {
+			span_cut(sp, 0, r[i].hi);
 			return (long)r[i].node;
+		}
+		span_cut(sp, r[i].hi, UINT64_MAX);
+	}
 	return -1;
 }
 
@@ -536,18 +572,35 @@ static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr)
 static const struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 {
 	struct cu_lines *c = &s->cus[i];
+	Dwarf_Lines *lines;
+	size_t nlines;
 	Dwarf_Die cu;
 
 	if (c->state == 0) {
 		c->state = -1;
 		if (dwarf_offdie(s->dw, c->die, &cu) &&
-		    !dwarf_getsrclines(&cu, &c->lines, &c->nlines) && c->nlines) {
-			c->addr = xmalloc(c->nlines * sizeof(*c->addr));
-			for (size_t k = 0; k < c->nlines; k++) {
+		    !dwarf_getsrclines(&cu, &lines, &nlines) && nlines) {
+			c->addr = xmalloc(nlines * sizeof(*c->addr));
+			c->row = xmalloc(nlines * sizeof(*c->row));
+			for (size_t k = 0; k < nlines; k++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, k);
 				Dwarf_Addr a = 0;
+				unsigned disc = 0;
+				int lineno = 0;
+				bool end = false;
+				struct line_row r;
 
-				dwarf_lineaddr(dwarf_onesrcline(c->lines, k), &a);
-				c->addr[k] = a;
+				dwarf_lineaddr(l, &a);
+				dwarf_lineno(l, &lineno);
+				dwarf_linediscriminator(l, &disc);
+				dwarf_lineendsequence(l, &end);
+				r = (struct line_row){ (uint32_t)lineno, disc, end };
+				if (c->nrows && c->row[c->nrows - 1].line == r.line &&
+				    c->row[c->nrows - 1].disc == r.disc &&
+				    c->row[c->nrows - 1].end == r.end)
+					continue;
+				c->addr[c->nrows] = a;
+				c->row[c->nrows++] = r;
 			}
 			c->state = 1;
 		}
@@ -557,11 +610,10 @@ static const struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 
 /* The row for addr, as dwarf_getsrc_die finds it: the last row at or
  * below addr, unless that ends a sequence.  NULL if none. */
-static Dwarf_Line *cu_line_at(const struct cu_lines *c, uint64_t addr)
+static const struct line_row *cu_line_at(const struct cu_lines *c,
+					 uint64_t addr, struct span *sp)
 {
-	size_t lo = 0, hi = c->nlines;
-	Dwarf_Line *line;
-	bool end;
+	size_t lo = 0, hi = c->nrows;
 
 	while (lo < hi) {	/* first row above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -573,22 +625,21 @@ static Dwarf_Line *cu_line_at(const struct cu_lines *c, uint64_t addr)
 	}
 	if (!lo)
 		return NULL;
-	line = dwarf_onesrcline(c->lines, lo - 1);
-	if (!line || dwarf_lineendsequence(line, &end) || end)
-		return NULL;
-	return line;
+	span_cut(sp, c->addr[lo - 1], lo < c->nrows ? c->addr[lo] : UINT64_MAX);
+	return c->row[lo - 1].end ? NULL : &c->row[lo - 1];
 }
 
 /* Push onto chain the nodes of the inlined subroutines that contain addr,
  * outermost first, after chain[0] (the function). */
 static void inline_chain(const struct inl_tree *t, uint64_t addr,
-			 uint32_t *chain, int *n, int *truncated)
+			 uint32_t *chain, int *n, int *truncated, struct span *sp)
 {
 	long k = 0;
 
-	while ((k = inl_child(t, (uint32_t)k, addr)) >= 0) {
+	while ((k = inl_child(t, (uint32_t)k, addr, sp)) >= 0) {
 		if (*n >= SYM_MAX_FRAMES) {
 			*truncated = 1;
+			sp->hi = sp->lo;	/* not reused */
 			return;
 		}
 		if (!t->node[k].name)
@@ -598,31 +649,30 @@ static void inline_chain(const struct inl_tree *t, uint64_t addr,
 }
 
 static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
-				 uint64_t addr, struct sym_result *r)
+				 uint64_t addr, struct sym_result *r,
+				 struct span *sp)
 {
 	const struct inl_tree *t = inl_tree(s, f);
 	const struct cu_lines *cl;
 	uint32_t chain[SYM_MAX_FRAMES];
-	Dwarf_Line *line;
-	unsigned disc = 0;
-	int lineno = 0, n = 1;
+	const struct line_row *line;
+	int n = 1;
 
 	r->truncated = 0;
 	if (!t->node[0].name)
 		return SYM_NO_FUNCTION;
 	chain[0] = 0;
-	inline_chain(t, addr, chain, &n, &r->truncated);
+	inline_chain(t, addr, chain, &n, &r->truncated, sp);
 	cl = cu_lines(s, f->cu);
-	line = cl ? cu_line_at(cl, addr) : NULL;
-	if (!line || dwarf_lineno(line, &lineno))
+	line = cl ? cu_line_at(cl, addr, sp) : NULL;
+	if (!line)
 		return SYM_NO_LINE;
-	dwarf_linediscriminator(line, &disc);
 	r->nframes = n;
 	for (int i = 0; i < n; i++) {
 		const struct inl_node *nd = &t->node[chain[i]];
 		const struct inl_node *in = i + 1 < n ? &t->node[chain[i + 1]] : NULL;
-		uint32_t ln = in ? in->call_line : (uint32_t)lineno;
-		uint32_t d = in ? in->call_disc : disc;
+		uint32_t ln = in ? in->call_line : line->line;
+		uint32_t d = in ? in->call_disc : line->disc;
 
 		r->frames[i].name = nd->name;
 		r->frames[i].line_offset = (ln - nd->decl) & 0xffff;
@@ -635,10 +685,11 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 static void entry_location(struct symbolizer *s, struct func *f)
 {
 	struct sym_result *r;
+	struct span sp = { 0, UINT64_MAX };
 
 	f->entry_state = -1;
 	r = xmalloc(sizeof(*r));
-	if (lookup_in(s, f, f->entry, r) == SYM_OK) {
+	if (lookup_in(s, f, f->entry, r, &sp) == SYM_OK) {
 		f->entry_state = 1;
 		f->entry_offset = r->frames[0].line_offset;
 		f->entry_disc = r->frames[0].disc;
@@ -646,23 +697,41 @@ static void entry_location(struct symbolizer *s, struct func *f)
 	free(r);
 }
 
+static void copy_result(struct sym_result *d, const struct sym_result *r)
+{
+	d->nframes = r->nframes;
+	memcpy(d->frames, r->frames, (size_t)r->nframes * sizeof(*r->frames));
+	d->entry_offset = r->entry_offset;
+	d->entry_disc = r->entry_disc;
+	d->truncated = r->truncated;
+}
+
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
 			   struct sym_result *r)
 {
 	const struct range *rg = find_range(s, vaddr);
+	struct span sp = { 0, UINT64_MAX };
 	struct func *f;
 	enum sym_status st;
 
 	if (!rg)
 		return SYM_NO_FUNCTION;
 	f = &s->funcs[rg->func];
-	st = lookup_in(s, f, vaddr, r);
+	if (f == s->last_f && vaddr >= s->last_lo && vaddr < s->last_hi) {
+		copy_result(r, &s->last);
+		return SYM_OK;
+	}
+	st = lookup_in(s, f, vaddr, r, &sp);
 	if (st != SYM_OK)
 		return st;
 	if (f->entry_state == 0)
 		entry_location(s, f);
 	r->entry_offset = f->entry_state > 0 ? f->entry_offset : UINT32_MAX;
 	r->entry_disc = f->entry_disc;
+	s->last_f = f;
+	s->last_lo = sp.lo;
+	s->last_hi = sp.hi;
+	copy_result(&s->last, r);
 	return SYM_OK;
 }
 
@@ -934,15 +1003,14 @@ uint32_t sym_dup_factor(struct symbolizer *s, uint64_t vaddr)
 {
 	const struct range *rg = find_range(s, vaddr);
 	const struct cu_lines *cl;
-	Dwarf_Line *line;
-	unsigned disc = 0;
+	struct span sp = { 0, UINT64_MAX };
+	const struct line_row *line;
 
 	if (!rg || !s->funcs[rg->func].clang ||
 	    !(cl = cu_lines(s, s->funcs[rg->func].cu)) ||
-	    !(line = cu_line_at(cl, vaddr)) ||
-	    dwarf_linediscriminator(line, &disc))
+	    !(line = cu_line_at(cl, vaddr, &sp)))
 		return 1;
-	return dup_factor(disc);
+	return dup_factor(line->disc);
 }
 
 int sym_starts_function(struct symbolizer *s, uint64_t vaddr)
