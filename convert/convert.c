@@ -52,6 +52,10 @@ struct conv {
 	enum estimator estimator;
 	struct est_table est;
 	uint8_t *consumed;		/* per IP record: counted by the walk */
+	size_t ip_next;			/* walk: first IP record at or after
+					 * the last instruction */
+	struct sym_result *prev;	/* walk: the last instruction's chain */
+	uint64_t prev_key;		/* and its line_key, 0 if none */
 	int lbr_mode;			/* the object has branch records */
 	struct lbr_stats lbr;
 };
@@ -275,9 +279,21 @@ static uint64_t line_key(const struct sym_result *r)
 	return h ? h : 1;
 }
 
-static long ip_index(const struct raw_object *o, uint64_t off)
+/* The IP record at file offset off, or -1.  *next: where the last search
+ * ended; a walk asks in ascending order, mostly a few records on. */
+static long ip_index(const struct raw_object *o, uint64_t off, size_t *next)
 {
 	size_t lo = 0, hi = o->nips;
+
+	if (*next <= o->nips && (*next == 0 || o->ips[*next - 1].offset < off)) {
+		lo = *next;
+		for (int k = 0; k < 8 && lo < o->nips && o->ips[lo].offset < off; k++)
+			lo++;
+		if (lo < o->nips && o->ips[lo].offset < off)
+			hi = o->nips;	/* far ahead: search the rest */
+		else
+			hi = lo;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -287,7 +303,14 @@ static long ip_index(const struct raw_object *o, uint64_t off)
 		else
 			hi = mid;
 	}
+	*next = lo;
 	return lo < o->nips && o->ips[lo].offset == off ? (long)lo : -1;
+}
+
+static int same_chain(const struct sym_result *a, const struct sym_result *b)
+{
+	return a->nframes == b->nframes &&
+	       !memcmp(a->frames, b->frames, (size_t)a->nframes * sizeof(*a->frames));
 }
 
 static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
@@ -301,7 +324,8 @@ static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
 
 	(void)len;
 	segs = sym_segments(c->sym, &n);
-	if (!vaddr_to_offset(segs, n, vaddr, &off) && (i = ip_index(o, off)) >= 0) {
+	if (!vaddr_to_offset(segs, n, vaddr, &off) &&
+	    (i = ip_index(o, off, &c->ip_next)) >= 0) {
 		if (c->consumed[i])
 			return;	/* ranges overlap: counted once */
 		c->consumed[i] = 1;
@@ -311,7 +335,14 @@ static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
 		c->dropped[DROP_NO_LINE] += samples;
 		return;
 	}
-	est_add(&c->est, line_key(c->res), samples, vaddr);
+	if (!c->prev_key || !same_chain(c->res, c->prev)) {
+		struct sym_result *t = c->prev;
+
+		c->prev = c->res;	/* keep this chain for the next */
+		c->res = t;
+		c->prev_key = line_key(c->prev);
+	}
+	est_add(&c->est, c->prev_key, samples, vaddr);
 }
 
 /* Every instruction of every sampled function, so that a line's count can
@@ -329,6 +360,8 @@ static void add_ips(struct conv *c)
 
 	segs = sym_segments(c->sym, &n);
 	c->consumed = xcalloc(o->nips, 1);
+	c->prev = xmalloc(sizeof(*c->prev));
+	c->prev_key = 0;
 	est_init(&c->est);
 	for (size_t i = 0; i < o->nips; i++) {
 		long fn;
@@ -344,8 +377,11 @@ static void add_ips(struct conv *c)
 			continue;	/* walked, IP not on an instruction */
 		grow(&walked, &cap, nwalked + 1, sizeof(*walked));
 		walked[nwalked++] = fn;
+		c->ip_next = 0;
 		sym_function_insns(c->sym, fn, walk_insn, c);
 	}
+	free(c->prev);
+	c->prev = NULL;
 	scale = est_scale(&c->est, c->estimator);
 	for (size_t i = 0; i < c->est.size; i++) {
 		const struct est_line *l = &c->est.slot[i];
