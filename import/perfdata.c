@@ -1029,28 +1029,56 @@ static struct agg *agg_slot(struct agg *t, size_t cap, const struct agg *e)
 	return &t[i];
 }
 
-static void agg_add(struct imp *m, uint8_t kind, uint32_t obj, uint64_t a,
-		    uint32_t obj2, uint64_t b)
+/* Room for n more entries at a load of at most 1/2. */
+static void agg_reserve(struct imp *m, size_t n)
 {
-	struct agg e = { a, b, 0, obj, obj2, kind }, *s;
+	size_t cap = m->cap_agg ? m->cap_agg : 4096;
+	struct agg *t;
 
-	if (2 * (m->nagg + 1) > m->cap_agg) {
-		size_t cap = m->cap_agg ? 2 * m->cap_agg : 4096;
-		struct agg *t = xcalloc(cap, sizeof(*t));
+	if (2 * (m->nagg + n) <= m->cap_agg)
+		return;
+	while (2 * (m->nagg + n) > cap)
+		cap *= 2;
+	t = xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < m->cap_agg; i++)
+		if (m->agg[i].kind)
+			*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
+	free(m->agg);
+	m->agg = t;
+	m->cap_agg = cap;
+}
 
-		for (size_t i = 0; i < m->cap_agg; i++)
-			if (m->agg[i].kind)
-				*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
-		free(m->agg);
-		m->agg = t;
-		m->cap_agg = cap;
-	}
-	s = agg_slot(m->agg, m->cap_agg, &e);
+static void agg_count(struct imp *m, const struct agg *e)
+{
+	struct agg *s = agg_slot(m->agg, m->cap_agg, e);
+
 	if (!s->kind) {
-		*s = e;
+		*s = *e;
 		m->nagg++;
 	}
 	s->count++;
+}
+
+static void agg_add(struct imp *m, uint8_t kind, uint32_t obj, uint64_t a,
+		    uint32_t obj2, uint64_t b)
+{
+	struct agg e = { a, b, 0, obj, obj2, kind };
+
+	agg_reserve(m, 1);
+	agg_count(m, &e);
+}
+
+/* Count n entries at once: their slots are prefetched first, so that the
+ * cache misses of a large table overlap instead of following each other
+ * (a sample's branch stack is 16 to 64 entries, most of them in different
+ * cache lines). */
+static void agg_add_batch(struct imp *m, const struct agg *e, size_t n)
+{
+	agg_reserve(m, n);
+	for (size_t i = 0; i < n; i++)
+		__builtin_prefetch(&m->agg[agg_hash(&e[i]) & (m->cap_agg - 1)]);
+	for (size_t i = 0; i < n; i++)
+		agg_count(m, &e[i]);
 }
 
 static void agg_emit(struct imp *m)
@@ -1105,34 +1133,46 @@ static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
 
 /* bpf/record.bpf.c on_lbr_sample(): records newest first; each is a taken
  * branch, and [e[i].to, e[i-1].from] ran once between two of them. */
+/* The taken branches of a branch stack (newest first) and, with ranges,
+ * the fall-through range from each branch's target to the next newer
+ * branch's source (collector/record.c does the same in the kernel).  Each
+ * address is resolved once; the counts go in batches of BR_BATCH. */
+#define BR_BATCH 32
 static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
 			 uint64_t nr, int ranges)
 {
+	struct agg batch[2 * BR_BATCH];
+	size_t nb = 0;
+	uint32_t po = 0;	/* the newer branch's source, resolved */
+	uint64_t poff = 0, pfrom = 0;
+	int pok = 0;
+
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t from = get64(e + 24 * i), to = get64(e + 24 * i + 8);
-		uint32_t fo, to_obj;
-		uint64_t foff, toff;
+		uint32_t fo = 0, to_obj = 0;
+		uint64_t foff = 0, toff = 0;
+		int fok = resolve(m, key, from, &fo, &foff) == UNATTR_NONE;
+		int tok = resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE;
 
-		if (resolve(m, key, from, &fo, &foff) == UNATTR_NONE &&
-		    resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE)
-			agg_add(m, K_BRANCH, fo, foff, to_obj, toff);
+		if (fok && tok)
+			batch[nb++] = (struct agg){ foff, toff, 0, fo, to_obj, K_BRANCH };
 		else
 			m->branches_unattr++;
-		if (i == 0 || !ranges)
-			continue;
-		uint64_t begin = to, end = get64(e + 24 * (i - 1));
-		uint32_t bo, eo;
-		uint64_t boff, eoff;
-
 		/* Both ends in one mapping: one object, and the same distance
 		 * in the file as in memory. */
-		if (resolve(m, key, begin, &bo, &boff) == UNATTR_NONE &&
-		    resolve(m, key, end, &eo, &eoff) == UNATTR_NONE &&
-		    bo == eo && eoff - boff == end - begin)
-			agg_add(m, K_RANGE, bo, boff, 0, eoff);
-		else
-			m->ranges_unattr++;
+		if (i > 0 && ranges) {
+			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
+				batch[nb++] = (struct agg){ toff, poff, 0, to_obj, 0, K_RANGE };
+			else
+				m->ranges_unattr++;
+		}
+		po = fo, poff = foff, pfrom = from, pok = fok;
+		if (nb > 2 * BR_BATCH - 2) {
+			agg_add_batch(m, batch, nb);
+			nb = 0;
+		}
 	}
+	agg_add_batch(m, batch, nb);
 }
 
 static uint64_t read_size(const struct pattr *a, struct rbuf *r)
