@@ -80,6 +80,7 @@ struct cu_lines {
 	size_t nrows;
 	uint64_t *addr;		/* [nrows], ascending */
 	struct line_row *row;	/* [nrows] */
+	size_t next;		/* where the last search ended */
 };
 
 struct symbolizer {
@@ -569,7 +570,7 @@ static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr,
 }
 
 /* The line table of CU i; NULL if it has none. */
-static const struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
+static struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 {
 	struct cu_lines *c = &s->cus[i];
 	Dwarf_Lines *lines;
@@ -610,10 +611,19 @@ static const struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 
 /* The row for addr, as dwarf_getsrc_die finds it: the last row at or
  * below addr, unless that ends a sequence.  NULL if none. */
-static const struct line_row *cu_line_at(const struct cu_lines *c,
-					 uint64_t addr, struct span *sp)
+static const struct line_row *cu_line_at(struct cu_lines *c, uint64_t addr,
+					 struct span *sp)
 {
 	size_t lo = 0, hi = c->nrows;
+
+	/* Walks ask in ascending order: start from the last answer. */
+	if (c->next && c->next <= c->nrows && c->addr[c->next - 1] <= addr) {
+		lo = c->next;
+		for (int k = 0; k < 4 && lo < c->nrows && c->addr[lo] <= addr; k++)
+			lo++;
+		if (lo == c->nrows || addr < c->addr[lo])
+			hi = lo;
+	}
 
 	while (lo < hi) {	/* first row above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -623,6 +633,7 @@ static const struct line_row *cu_line_at(const struct cu_lines *c,
 		else
 			hi = mid;
 	}
+	c->next = lo;
 	if (!lo)
 		return NULL;
 	span_cut(sp, c->addr[lo - 1], lo < c->nrows ? c->addr[lo] : UINT64_MAX);
@@ -653,7 +664,7 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 				 struct span *sp)
 {
 	const struct inl_tree *t = inl_tree(s, f);
-	const struct cu_lines *cl;
+	struct cu_lines *cl;
 	uint32_t chain[SYM_MAX_FRAMES];
 	const struct line_row *line;
 	int n = 1;
@@ -1002,7 +1013,7 @@ static uint32_t dup_factor(uint32_t d)
 uint32_t sym_dup_factor(struct symbolizer *s, uint64_t vaddr)
 {
 	const struct range *rg = find_range(s, vaddr);
-	const struct cu_lines *cl;
+	struct cu_lines *cl;
 	struct span sp = { 0, UINT64_MAX };
 	const struct line_row *line;
 
