@@ -72,6 +72,7 @@ struct lbr {
 	/* The inline chain of the last instruction, to skip the look-ups of
 	 * its profiles when the next one shares it. */
 	struct fsamples *node[SYM_MAX_FRAMES];
+	const char *raw_name[SYM_MAX_FRAMES];	/* the symbolizer's names */
 	uint32_t cs_line[SYM_MAX_FRAMES], cs_disc[SYM_MAX_FRAMES];
 	int nnodes;
 };
@@ -89,7 +90,11 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 const char *lbr_canonical_name(const char *name, char *buf, size_t n)
 {
 	static const char *const suffixes[] = { ".llvm.", ".part." };
-	size_t len = strlen(name);
+	size_t len;
+
+	if (!strchr(name, '.'))
+		return name;	/* no suffix: the common case */
+	len = strlen(name);
 
 	/* ".__uniq." stays: LLVM keeps it (FunctionSamples::HasUniqSuffix). */
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
@@ -243,13 +248,14 @@ static int chain_profiles(struct lbr *l)
 
 	/* Reuse the outer frames that the last chain shares. */
 	for (; i < r->nframes && i < l->nnodes; i++) {
-		const char *name = lbr_canonical_name(r->frames[i].name, buf,
-						      sizeof(buf));
-
-		if (strcmp(name, l->node[i]->name) ||
-		    (i > 0 && (r->frames[i - 1].line_offset != l->cs_line[i - 1] ||
-			       r->frames[i - 1].disc != l->cs_disc[i - 1])))
+		if (i > 0 && (r->frames[i - 1].line_offset != l->cs_line[i - 1] ||
+			      r->frames[i - 1].disc != l->cs_disc[i - 1]))
 			break;
+		if (r->frames[i].name != l->raw_name[i] &&
+		    strcmp(lbr_canonical_name(r->frames[i].name, buf, sizeof(buf)),
+			   l->node[i]->name))
+			break;
+		l->raw_name[i] = r->frames[i].name;
 	}
 	for (; i < r->nframes; i++) {
 		const char *name = lbr_canonical_name(r->frames[i].name, buf, sizeof(buf));
@@ -257,6 +263,7 @@ static int chain_profiles(struct lbr *l)
 		l->node[i] = i == 0 ? fs_function(l->prof, name)
 				    : fs_inlinee(l->node[i - 1], r->frames[i - 1].line_offset,
 						 r->frames[i - 1].disc, name);
+		l->raw_name[i] = r->frames[i].name;
 	}
 	for (i = 0; i < r->nframes; i++) {
 		l->cs_line[i] = r->frames[i].line_offset;
@@ -318,10 +325,14 @@ static int add_target(struct lbr *l, uint64_t vaddr, const char *callee,
 
 	if (sym_lookup(l->sym, vaddr, l->res) != SYM_OK || !l->res->nframes)
 		return -1;
-	snprintf(name, sizeof(name), "%s", callee);
+	if (strlen(callee) >= sizeof(name)) {	/* cut, as it always was */
+		memcpy(name, callee, sizeof(name) - 1);
+		name[sizeof(name) - 1] = 0;
+		callee = name;
+	}
 	n = chain_profiles(l);
 	in = &l->res->frames[n - 1];
-	fs_add_target(l->node[n - 1], in->line_offset, in->disc, name, count);
+	fs_add_target(l->node[n - 1], in->line_offset, in->disc, callee, count);
 	return 0;
 }
 
