@@ -108,6 +108,7 @@ struct symbolizer {
 	int cs_ok;
 	int x86;
 	cs_insn *insn;		/* decoded by cs, for one-instruction queries */
+	cs_insn *insn_fast;	/* decoded by cs_fast, likewise */
 	/* An instruction's kind by capstone id, 1 + SYM_INSN_* once known
 	 * (0 not yet): the groups it tests depend on the id alone. */
 	uint8_t *kind_by_id;
@@ -261,6 +262,7 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 		}
 		if (s->cs_ok) {
 			s->insn = cs_malloc(s->cs);
+			s->insn_fast = cs_malloc(s->cs_fast);
 			s->nkind_by_id = s->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
 			s->kind_by_id = xcalloc(s->nkind_by_id, 1);
 		}
@@ -352,6 +354,7 @@ void sym_close(struct symbolizer *s)
 		return;
 	if (s->cs_ok) {
 		cs_free(s->insn, 1);
+		cs_free(s->insn_fast, 1);
 		cs_close(&s->cs);
 		cs_close(&s->cs_fast);
 	}
@@ -912,26 +915,6 @@ static unsigned insn_kind(struct symbolizer *s, const cs_insn *insn)
 	return 0;
 }
 
-unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
-{
-	size_t size, left;
-	const uint8_t *img, *code;
-	uint64_t off, a = vaddr;
-	unsigned kind = SYM_INSN_NONE;
-
-	*len = 0;
-	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
-	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
-		return SYM_INSN_NONE;
-	code = img + off;
-	left = size - off < 16 ? size - off : 16;
-	if (cs_disasm_iter(s->cs, &code, &left, &a, s->insn)) {
-		*len = s->insn->size;
-		kind = insn_kind(s, s->insn);
-	}
-	return kind;
-}
-
 /* The kind of an instruction decoded without details (at code): by its id
  * once one of that id has been decoded with details; again with details
  * where the kind depends on the operands (a direct or indirect jump). */
@@ -951,6 +934,26 @@ static unsigned fast_kind(struct symbolizer *s, const cs_insn *insn,
 	kind = insn_kind(s, s->insn);
 	if (!by_operands && id < s->nkind_by_id)
 		s->kind_by_id[id] = (uint8_t)(kind + 1);
+	return kind;
+}
+
+unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
+{
+	size_t size, left;
+	const uint8_t *img, *code;
+	uint64_t off, a = vaddr;
+	unsigned kind = SYM_INSN_NONE;
+
+	*len = 0;
+	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
+	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
+		return SYM_INSN_NONE;
+	code = img + off;
+	left = size - off < 16 ? size - off : 16;
+	if (cs_disasm_iter(s->cs_fast, &code, &left, &a, s->insn_fast)) {
+		*len = s->insn_fast->size;
+		kind = fast_kind(s, s->insn_fast, code - s->insn_fast->size);
+	}
 	return kind;
 }
 
