@@ -212,6 +212,13 @@ struct walker {
 	uint64_t steps;
 	walk_sink_fn sink;
 	void *arg;
+	/* Stack samples (walk_run_stacks): the sample decided at a taken
+	 * branch is given at the next one, at an instruction of the code that
+	 * ran straight between them (picked by rng2, which leaves the walk's
+	 * own rng alone) with the shadow stack of that code. */
+	walk_stack_fn stack_sink;
+	int pending;
+	uint64_t pending_to, rng2;
 };
 
 /* The instruction at a (in the executable segment), decoded at first use
@@ -285,9 +292,66 @@ static uint64_t runtime(uint64_t a)
 	return a >= WALK_EXT ? a : a + WALK_BASE;
 }
 
+static uint64_t rnd2(struct walker *w)
+{
+	w->rng2 ^= w->rng2 << 13;
+	w->rng2 ^= w->rng2 >> 7;
+	w->rng2 ^= w->rng2 << 17;
+	return w->rng2;
+}
+
+/* The instructions from a up to and with b, one after the other, when a..b
+ * is code in the executable segment of at most 4096 of them: their count,
+ * else 0.  With pick below the count, *at gets the pick'th (from 0). */
+static size_t straight(struct walker *w, uint64_t a, uint64_t b, size_t pick,
+		       uint64_t *at)
+{
+	size_t n = 0;
+
+	while (a <= b && in_text(&w->ei, a) && n < 4096) {
+		const struct dinsn *d = decode(w, a);
+
+		if (d->kind == D_BAD)
+			return 0;
+		if (n == pick)
+			*at = a;
+		n++;
+		if (a == b)
+			return n;
+		a += d->size;
+	}
+	return 0;
+}
+
+/* The pending stack sample, at the taken branch from from: the code from
+ * the previous branch's target to from ran with the shadow stack as it is
+ * now (every take() comes before the stack changes of its branch). */
+static void stack_sample(struct walker *w, uint64_t from)
+{
+	uint64_t ret[sizeof(w->stack) / sizeof(w->stack[0])], ip = from;
+	size_t n;
+
+	w->pending = 0;
+	if (w->pending_to >= WALK_EXT) {
+		ip = w->pending_to;	/* in the pretend libc */
+	} else if ((n = straight(w, w->pending_to, from, SIZE_MAX, &ip))) {
+		straight(w, w->pending_to, from, rnd2(w) % n, &ip);
+	}
+	for (int i = 0; i < w->depth; i++)
+		ret[i] = runtime(w->stack[w->depth - 1 - i].ret);
+	w->stack_sink(w->arg, runtime(ip), ret, (size_t)w->depth);
+}
+
 static void sample(struct walker *w)
 {
 	uint64_t from[WALK_LBR], to[WALK_LBR];
+
+	if (w->stack_sink) {
+		w->samples++;
+		w->pending = 1;
+		w->pending_to = w->to[w->head];
+		return;
+	}
 
 	for (int i = 0; i < WALK_LBR; i++) {	/* newest first */
 		int k = (w->head - i + WALK_LBR) % WALK_LBR;
@@ -299,8 +363,12 @@ static void sample(struct walker *w)
 	w->sink(w->arg, runtime(w->pc), from, to);
 }
 
+/* The taken branch from -> to.  Callers change the shadow stack after it
+ * (so that a stack sample sees the stack of the code before the branch). */
 static void take(struct walker *w, uint64_t from, uint64_t to)
 {
+	if (w->pending)
+		stack_sample(w, from);
 	w->head = (w->head + 1) % WALK_LBR;
 	w->from[w->head] = from;
 	w->to[w->head] = to;
@@ -356,8 +424,9 @@ static void ext_continue(struct walker *w)
 		w->pc = cb->addr;
 		return;
 	}
-	w->depth--;	/* the frame of our call site */
-	take(w, ext_addr(w), w->stack[w->depth].ret);
+	/* to the frame of our call site */
+	take(w, ext_addr(w), w->stack[w->depth - 1].ret);
+	w->depth--;
 	w->pc = w->stack[w->depth].ret;
 }
 
@@ -382,29 +451,33 @@ static uint64_t stub_jump(struct walker *w, uint64_t target)
 static void call_ext(struct walker *w, uint64_t target, uint64_t ret)
 {
 	const struct fsym *caller = sym_at(&w->ei, w->pc);
+	/* noreturn (exit, abort), or too deep: start again after it */
+	int noreturn = ret && (!caller || ret >= caller->addr + caller->size ||
+			       w->depth >= 60);
 	uint64_t j;
 
 	take(w, w->pc, target);
 	j = stub_jump(w, target);
 	w->pc = j;
+	if (ret)	/* the stub and the pretend libc run with it */
+		w->stack[w->depth++] = (struct frame){ ret, 0 };
 	take(w, j, ext_function(&w->ei, target));
 	if (!ret) {		/* a tail call: return for the caller */
 		if (!w->depth) {
 			restart(w);
 			return;
 		}
+		take(w, ext_addr(w), w->stack[w->depth - 1].ret);
 		w->depth--;
-		take(w, ext_addr(w), w->stack[w->depth].ret);
 		w->pc = w->stack[w->depth].ret;
 		if (w->stack[w->depth].ext)
 			ext_continue(w);
 		return;
 	}
-	if (!caller || ret >= caller->addr + caller->size || w->depth >= 60) {
-		restart(w);	/* noreturn (exit, abort), or too deep */
+	if (noreturn) {
+		restart(w);
 		return;
 	}
-	w->stack[w->depth++] = (struct frame){ ret, 0 };
 	ext_continue(w);
 }
 
@@ -467,8 +540,8 @@ static void step(struct walker *w)
 			w->pc = next;
 			return;
 		}
-		w->stack[w->depth++] = (struct frame){ next, 0 };
 		take(w, pc, target);
+		w->stack[w->depth++] = (struct frame){ next, 0 };
 		w->pc = target;
 		return;
 	case D_RET:
@@ -476,8 +549,8 @@ static void step(struct walker *w)
 			restart(w);
 			return;
 		}
+		take(w, pc, w->stack[w->depth - 1].ret);
 		w->depth--;
-		take(w, pc, w->stack[w->depth].ret);
 		w->pc = w->stack[w->depth].ret;
 		if (w->stack[w->depth].ext)
 			ext_continue(w);
@@ -520,6 +593,7 @@ struct walker *walk_open(const char *binary, uint64_t seed)
 		return NULL;
 	}
 	w->rng = seed * 2654435761u + 88172645463325252ULL;
+	w->rng2 = w->rng ^ 0x9e3779b97f4a7c15ULL;
 	w->next_sample = WALK_LBR;
 	/* Functions: callbacks (cmp) for the pretend libc, indirect call
 	 * targets (op_*, else any), starting points (main in the test
@@ -575,9 +649,21 @@ void walk_run(struct walker *w, uint64_t samples, walk_sink_fn sink, void *arg)
 {
 	w->sink = sink;
 	w->arg = arg;
+	w->stack_sink = NULL;
 	w->max_samples = w->samples + samples;
 	while (w->samples < w->max_samples)
 		step(w);
+}
+
+void walk_run_stacks(struct walker *w, uint64_t samples, walk_stack_fn sink,
+		     void *arg)
+{
+	w->stack_sink = sink;
+	w->arg = arg;
+	w->max_samples = w->samples + samples;
+	while (w->samples < w->max_samples || w->pending)
+		step(w);
+	w->stack_sink = NULL;
 }
 
 void walk_close(struct walker *w)

@@ -14,6 +14,13 @@
  * offset in the executable segment), and the instructions of a function
  * once, so that a walk runs at millions of samples a minute.
  *
+ * The same walk gives stack samples (walk_run_stacks): at the same taken
+ * branches as the LBR samples, an instruction of the straight code that
+ * ran after the branch and the shadow stack's return addresses then, as a
+ * frame-pointer call chain (perf record -g) has them.  The walk is the
+ * same either way (the instruction is picked by a random number generator
+ * of its own).
+ *
  * Used by tests/unit/test_lbr.c (perf-script text and a raw profile) and
  * bench/lbrgen.c (perf.data). */
 #ifndef PGOPROF_WALK_H
@@ -69,6 +76,13 @@ size_t insns_of(csh cs, const struct elfinfo *ei, const struct fsym *s,
 typedef void (*walk_sink_fn)(void *arg, uint64_t ip, const uint64_t *from,
 			     const uint64_t *to);
 
+/* One stack sample: ip, then the n return addresses of the shadow stack,
+ * innermost first (the caller of ip's function first), as runtime
+ * addresses.  A frame that returns into the pretend libc (a callback from
+ * it) has a pretend-libc address; ip may be in the pretend libc too. */
+typedef void (*walk_stack_fn)(void *arg, uint64_t ip, const uint64_t *ret,
+			      size_t n);
+
 struct walker;
 
 /* A walk over binary with seed; NULL (with a message naming the file) when
@@ -81,6 +95,11 @@ const struct elfinfo *walk_elf(const struct walker *w);
 uint64_t walk_ext_end(const struct walker *w);
 /* Walk until samples more samples were given to sink. */
 void walk_run(struct walker *w, uint64_t samples, walk_sink_fn sink, void *arg);
+/* The same, as stack samples: each one is decided at the taken branch
+ * where walk_run would give an LBR sample, and given to sink at the next
+ * taken branch (the walk runs on to it after the last one). */
+void walk_run_stacks(struct walker *w, uint64_t samples, walk_stack_fn sink,
+		     void *arg);
 void walk_close(struct walker *w);
 
 #endif
