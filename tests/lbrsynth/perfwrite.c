@@ -93,6 +93,15 @@ void pw_lbr_attr(struct perf_event_attr *attr, uint32_t type, uint64_t config,
 	attr->build_id = 1;
 }
 
+void pw_callchain_attr(struct perf_event_attr *attr, uint32_t type,
+		       uint64_t config, uint64_t period)
+{
+	pw_lbr_attr(attr, type, config, period, 0);
+	attr->sample_type = PW_CALLCHAIN_SAMPLE_TYPE;
+	attr->branch_sample_type = 0;
+	attr->sample_max_stack = 127;	/* kernel.perf_event_max_stack */
+}
+
 void pw_comm(struct pwbuf *b, uint32_t pid, const char *comm, uint64_t time)
 {
 	const char *base = strrchr(comm, '/') ? strrchr(comm, '/') + 1 : comm;
@@ -138,17 +147,25 @@ void pw_mmap2(struct pwbuf *b, uint32_t pid, const struct pw_map *m, uint64_t ti
 	put_id(b, pid, time);
 }
 
-void pw_sample(struct pwbuf *b, uint32_t pid, uint64_t ip, uint64_t time,
-	       uint64_t period, const struct pw_branch *br, size_t nbr)
+/* A sample's header and its IP, TID, TIME, PERIOD, then the count of
+ * the entries (of tail bytes) that follow. */
+static void sample_head(struct pwbuf *b, uint32_t pid, uint64_t ip,
+			uint64_t time, uint64_t period, uint64_t n, size_t tail)
 {
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-		8 + 8 + 8 + 8 + 8 + 8 + 24 * nbr);
+		8 + 8 + 8 + 8 + 8 + 8 + tail);
 	pw_u64(b, ip);
 	pw_u32(b, pid);
 	pw_u32(b, pid);
 	pw_u64(b, time);
 	pw_u64(b, period);
-	pw_u64(b, nbr);
+	pw_u64(b, n);
+}
+
+void pw_sample(struct pwbuf *b, uint32_t pid, uint64_t ip, uint64_t time,
+	       uint64_t period, const struct pw_branch *br, size_t nbr)
+{
+	sample_head(b, pid, ip, time, period, nbr, 24 * nbr);
 	for (size_t i = 0; i < nbr; i++) {
 		/* flags: mispred:1 predicted:1 in_tx:1 abort:1 cycles:16
 		 * type:4 ... (struct perf_branch_entry) */
@@ -156,6 +173,14 @@ void pw_sample(struct pwbuf *b, uint32_t pid, uint64_t ip, uint64_t time,
 		pw_u64(b, br[i].to);
 		pw_u64(b, (1ULL << 1) | ((uint64_t)br[i].type << 20));
 	}
+}
+
+void pw_sample_callchain(struct pwbuf *b, uint32_t pid, uint64_t ip,
+			 uint64_t time, uint64_t period, const uint64_t *chain,
+			 size_t nchain)
+{
+	sample_head(b, pid, ip, time, period, nchain, 8 * nchain);
+	pw_put(b, chain, 8 * nchain);
 }
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
@@ -173,7 +198,15 @@ void pw_finished_round(struct pwbuf *b)
 void pw_features(struct pwbuf *b, uint64_t data_off, const struct pw_build_id *ids,
 		 size_t nids, uint64_t hdr[10])
 {
-	uint64_t table = pw_pos(b), at = table + 16 * (1 + !!nids), size = 0;
+	pw_features_ex(b, data_off, ids, nids, 1, hdr);
+}
+
+void pw_features_ex(struct pwbuf *b, uint64_t data_off,
+		    const struct pw_build_id *ids, size_t nids, int branch_stack,
+		    uint64_t hdr[10])
+{
+	uint64_t table = pw_pos(b), size = 0;
+	uint64_t at = table + 16 * ((uint64_t)!!branch_stack + !!nids);
 
 	memset(hdr, 0, 10 * sizeof(*hdr));
 	hdr[0] = 104;			/* attrs */
@@ -183,7 +216,8 @@ void pw_features(struct pwbuf *b, uint64_t data_off, const struct pw_build_id *i
 	/* Feature HEADER_BRANCH_STACK, as perf record -b sets it: a flag
 	 * without contents, so one empty section.  perf report then shows
 	 * branches by default. */
-	hdr[6] = 1ULL << HEADER_BRANCH_STACK;
+	if (branch_stack)
+		hdr[6] = 1ULL << HEADER_BRANCH_STACK;
 	if (nids) {
 		hdr[6] |= 1ULL << HEADER_BUILD_ID;
 		for (size_t i = 0; i < nids; i++)
@@ -192,8 +226,10 @@ void pw_features(struct pwbuf *b, uint64_t data_off, const struct pw_build_id *i
 		pw_u64(b, at);
 		pw_u64(b, size);
 	}
-	pw_u64(b, at + size);		/* the branch stack's empty section */
-	pw_u64(b, 0);
+	if (branch_stack) {
+		pw_u64(b, at + size);	/* the branch stack's empty section */
+		pw_u64(b, 0);
+	}
 	/* struct perf_record_header_build_id (tools/perf/util/header.c
 	 * write_buildid): pid -1 (the host), 20 bytes of build-ID and its
 	 * size (PERF_RECORD_MISC_BUILD_ID_SIZE), the name padded to 64. */

@@ -8,8 +8,10 @@
  * gives), one attribute with no ids, the data records, then the feature
  * sections: HEADER_BUILD_ID (when build-IDs are given) and
  * HEADER_BRANCH_STACK (a flag without contents, as perf record -b sets it).
- * Samples are IP | TID | TIME | PERIOD | BRANCH_STACK; non-sample records
- * carry the sample_id_all trailer TID, TIME. */
+ * Samples are IP | TID | TIME | PERIOD | BRANCH_STACK, or, as perf record -g
+ * writes them, IP | TID | TIME | PERIOD | CALLCHAIN (pw_callchain_attr,
+ * pw_sample_callchain, pw_features_ex without the branch stack flag);
+ * non-sample records carry the sample_id_all trailer TID, TIME. */
 #ifndef PGOPROF_PERFWRITE_H
 #define PGOPROF_PERFWRITE_H
 
@@ -20,6 +22,8 @@
 
 #define PW_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK)
+#define PW_CALLCHAIN_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* Bytes to write: all kept in memory (f NULL), or written to f by
  * pw_flush(). */
@@ -51,6 +55,11 @@ uint64_t pw_file_header(struct pwbuf *b, const struct perf_event_attr *attr);
 void pw_lbr_attr(struct perf_event_attr *attr, uint32_t type, uint64_t config,
 		 uint64_t period, int type_save);
 
+/* A call-chain sampling attribute (perf record -g, frame pointers): as
+ * pw_lbr_attr, with PW_CALLCHAIN_SAMPLE_TYPE and no branch sampling. */
+void pw_callchain_attr(struct perf_event_attr *attr, uint32_t type,
+		       uint64_t config, uint64_t period);
+
 struct pw_map {
 	uint64_t start, len, pgoff, ino;
 	uint32_t maj, min, prot, flags;	/* PROT_*, MAP_* */
@@ -69,6 +78,11 @@ void pw_mmap2(struct pwbuf *b, uint32_t pid, const struct pw_map *m,
 	      uint64_t time);
 void pw_sample(struct pwbuf *b, uint32_t pid, uint64_t ip, uint64_t time,
 	       uint64_t period, const struct pw_branch *br, size_t nbr);
+/* A sample of PW_CALLCHAIN_SAMPLE_TYPE: chain is the call chain as the
+ * kernel writes it (PERF_CONTEXT_USER, the ip, the return addresses). */
+void pw_sample_callchain(struct pwbuf *b, uint32_t pid, uint64_t ip,
+			 uint64_t time, uint64_t period, const uint64_t *chain,
+			 size_t nchain);
 /* PERF_RECORD_FINISHED_ROUND: everything before it may be processed. */
 void pw_finished_round(struct pwbuf *b);
 
@@ -85,5 +99,9 @@ struct pw_build_id {
  * be written over bytes 24..103. */
 void pw_features(struct pwbuf *b, uint64_t data_off, const struct pw_build_id *ids,
 		 size_t nids, uint64_t hdr[10]);
+/* The same, with the HEADER_BRANCH_STACK flag only when branch_stack. */
+void pw_features_ex(struct pwbuf *b, uint64_t data_off,
+		    const struct pw_build_id *ids, size_t nids, int branch_stack,
+		    uint64_t hdr[10]);
 
 #endif
