@@ -12,9 +12,18 @@
  * HEADER_BRANCH_STACK features.  The records are streamed (memory stays
  * bounded at any sample count) into a temporary renamed at the end.
  *
+ * --callchain writes stack samples of the same walk instead, as
+ * "perf record -e cycles:u -g" (frame pointers) would: IP|TID|TIME|PERIOD|
+ * CALLCHAIN, each chain PERF_CONTEXT_USER, the ip (an instruction of the
+ * straight code after the taken branch where the LBR sample would be),
+ * then the return addresses of the walk's shadow stack, innermost first
+ * (those of callbacks from the pretend libc in the pretend libc); no
+ * HEADER_BRANCH_STACK.
+ *
  * --raw FILE writes the same samples as a pgoprof raw profile (IP
- * samples, taken branches and the fall-through ranges between them, by
- * the rules of pgoprof import), to check an importer against.
+ * samples, taken branches and the fall-through ranges between them, or
+ * with --callchain IP samples and call edges, by the rules of pgoprof
+ * import), to check an importer against.
  *
  * Build: make build/bench/lbrgen */
 #include "../tests/lbrgen/walk.h"
@@ -34,6 +43,8 @@
 #define PID 4242
 #define PERIOD 100003
 #define ROUND 4096	/* samples between FINISHED_ROUND records */
+#define CONTEXT_USER ((uint64_t)-512)	/* PERF_CONTEXT_USER */
+#define MAX_CHAIN 128
 
 struct gen {
 	struct pwbuf b;
@@ -59,19 +70,39 @@ static int resolve(const struct gen *g, uint64_t a, uint64_t *off)
 	return -1;
 }
 
+/* Every ROUND samples: keep memory bounded (objects are sorted by
+ * build-ID). */
+static void raw_round(struct gen *g)
+{
+	if (g->samples % ROUND)
+		return;
+	raw_normalize(g->raw);
+	for (int i = 0; i < 2; i++)
+		g->obj[i] = (uint32_t)raw_find_object(g->raw, g->id[i], (uint32_t)g->id_len[i]);
+}
+
+/* A sample and its IP: the mapping index of ip (its file offset in
+ * *off), or -1. */
+static int raw_ip(struct gen *g, uint64_t ip, uint64_t *off)
+{
+	int k = resolve(g, ip, off);
+
+	raw_add_counter(g->raw, CNT_SAMPLES, 1);
+	if (k >= 0)
+		raw_add_ip(&g->raw->objs[g->obj[k]], *off, 1);
+	else
+		raw_add_counter(g->raw, CNT_UNATTR "no_mapping", 1);
+	return k;
+}
+
 /* pgoprof import's rules (import/perfdata.c add_stack, add_branches). */
 static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 		       const uint64_t *to)
 {
 	struct raw_profile *p = g->raw;
 	uint64_t off, f, t, e;
-	int k = resolve(g, ip, &off);
 
-	raw_add_counter(p, CNT_SAMPLES, 1);
-	if (k >= 0)
-		raw_add_ip(&p->objs[g->obj[k]], off, 1);
-	else
-		raw_add_counter(p, CNT_UNATTR "no_mapping", 1);
+	raw_ip(g, ip, &off);
 	for (int i = 0; i < WALK_LBR; i++) {
 		int of = resolve(g, from[i], &f), ot = resolve(g, to[i], &t);
 
@@ -86,12 +117,39 @@ static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 		else
 			raw_add_counter(p, "ranges.unattributed", 1);
 	}
-	if (g->samples % ROUND == 0) {
-		/* Keep memory bounded; objects are sorted by build-ID. */
-		raw_normalize(p);
-		for (int i = 0; i < 2; i++)
-			g->obj[i] = (uint32_t)raw_find_object(p, g->id[i], (uint32_t)g->id_len[i]);
+	raw_round(g);
+}
+
+/* pgoprof import's rules for a call chain (import/perfdata.c add_stack):
+ * the leaf is an IP sample; each return address an edge from its own
+ * offset to the frame inside (the leaf's offset; an outer frame's return
+ * address - 1, its call). */
+static void raw_stack(struct gen *g, uint64_t ip, const uint64_t *ret, size_t n)
+{
+	struct raw_profile *p = g->raw;
+	uint64_t off = 0, prev_off = 0;
+	int k, pk = raw_ip(g, ip, &prev_off);
+
+	for (size_t i = 0; i < n; i++) {
+		k = resolve(g, ret[i], &off);
+		if (k >= 0 && pk >= 0)
+			raw_add_edge(&p->objs[g->obj[k]], off, g->obj[pk],
+				     i ? prev_off - 1 : prev_off, 1);
+		else
+			raw_add_counter(p, "edges.unattributed", 1);
+		pk = k;
+		prev_off = off;
 	}
+	raw_round(g);
+}
+
+/* After a sample: a FINISHED_ROUND every ROUND, and a flush when due. */
+static void sampled(struct gen *g)
+{
+	if (g->samples % ROUND == 0)
+		pw_finished_round(&g->b);
+	if (pw_maybe_flush(&g->b) < 0)
+		g->failed = 1;
 }
 
 static void sink(void *arg, uint64_t ip, const uint64_t *from, const uint64_t *to)
@@ -103,22 +161,41 @@ static void sink(void *arg, uint64_t ip, const uint64_t *from, const uint64_t *t
 		br[i] = (struct pw_branch){ from[i], to[i], PERF_BR_UNKNOWN };
 	g->samples++;
 	pw_sample(&g->b, PID, ip, 1000000 + g->samples * 1000, PERIOD, br, WALK_LBR);
-	if (g->samples % ROUND == 0)
-		pw_finished_round(&g->b);
-	if (pw_maybe_flush(&g->b) < 0)
-		g->failed = 1;
+	sampled(g);
 	if (g->raw)
 		raw_sample(g, ip, from, to);
+}
+
+static void stack_sink(void *arg, uint64_t ip, const uint64_t *ret, size_t n)
+{
+	struct gen *g = arg;
+	uint64_t chain[2 + MAX_CHAIN];
+
+	if (n > MAX_CHAIN)
+		n = MAX_CHAIN;
+	chain[0] = CONTEXT_USER;
+	chain[1] = ip;
+	memcpy(chain + 2, ret, n * sizeof(*ret));
+	g->samples++;
+	pw_sample_callchain(&g->b, PID, ip, 1000000 + g->samples * 1000, PERIOD,
+			    chain, n + 2);
+	sampled(g);
+	if (g->raw)
+		raw_stack(g, ip, ret, n);
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: lbrgen [-n SAMPLES] [-s SEED] [-o OUT.perf.data] [--raw OUT.raw] BINARY\n"
+"usage: lbrgen [-n SAMPLES] [-s SEED] [-o OUT.perf.data] [--raw OUT.raw]\n"
+"              [--callchain] BINARY\n"
 "Synthesize branch-record (LBR) samples of an x86-64 BINARY by a random walk\n"
 "over its machine code (tests/lbrgen/walk.c) and write them as a perf.data\n"
 "file, as \"perf record -e cycles:u -b\" would for BINARY run as a PIE at\n"
 "0x555555554000 with a pretend libc: 32 branches a sample.\n"
+"  -g, --callchain  stack samples of the same walk instead, as\n"
+"                   \"perf record -e cycles:u -g\" would: a frame-pointer\n"
+"                   call chain a sample (the ip, then the return addresses)\n"
 "  -n, --samples N  samples (default 100000)\n"
 "  -s, --seed N     seed of the walk (default 1): the same seed, the same file\n"
 "  -o, --output F   the perf.data to write (default lbrgen.perf.data)\n"
@@ -126,8 +203,9 @@ static void usage(FILE *f)
 "                   \"pgoprof import\" makes of the perf.data)\n"
 "  -q, --quiet      no summary on stderr\n"
 "  -h, --help       this text\n"
-"Readers: perf script -F ip,brstack --show-mmap-events, pgoprof import,\n"
-"create_llvm_prof / create_gcov (AutoFDO; the binary needs DWARF 4).\n");
+"Readers: perf script -F ip,brstack --show-mmap-events (--callchain:\n"
+"perf script -F ip,sym), pgoprof import, create_llvm_prof / create_gcov\n"
+"(AutoFDO, --callchain with --use_lbr=false; the binary needs DWARF 4).\n");
 }
 
 static uint64_t number(const char *s, const char *what)
@@ -157,6 +235,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, 'r' },
+		{ "callchain", no_argument, NULL, 'g' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -171,16 +250,17 @@ int main(int argc, char **argv)
 	const struct elfinfo *ei;
 	struct gen g = { 0 };
 	char real[PATH_MAX];
-	int c, quiet = 0;
+	int c, quiet = 0, callchain = 0;
 	double t0;
 
 	progname = "lbrgen";
-	while ((c = getopt_long(argc, argv, "n:s:o:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:o:gqh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': samples = number(optarg, "sample count"); break;
 		case 's': seed = number(optarg, "seed"); break;
 		case 'o': out = optarg; break;
 		case 'r': raw_path = optarg; break;
+		case 'g': callchain = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
@@ -232,16 +312,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	g.b.f = o.f;
-	pw_lbr_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, PERIOD, 0);
+	if (callchain)
+		pw_callchain_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, PERIOD);
+	else
+		pw_lbr_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, PERIOD, 0);
 	data_off = pw_file_header(&g.b, &attr);
 	pw_comm(&g.b, PID, real, 0);
 	pw_mmap2(&g.b, PID, &g.map[0], 0);
 	pw_mmap2(&g.b, PID, &g.map[1], 0);
-	walk_run(w, samples, sink, &g);
+	if (callchain)
+		walk_run_stacks(w, samples, stack_sink, &g);
+	else
+		walk_run(w, samples, sink, &g);
 	pw_finished_round(&g.b);
 	for (int i = 0; i < 2; i++)
 		ids[i] = (struct pw_build_id){ g.map[i].path, g.id[i], g.id_len[i] };
-	pw_features(&g.b, data_off, ids, ei->build_id_len ? 2 : 0, hdr);
+	pw_features_ex(&g.b, data_off, ids, ei->build_id_len ? 2 : 0, !callchain, hdr);
 	if (g.failed || pw_flush(&g.b) < 0 || fseek(o.f, 24, SEEK_SET) ||
 	    fwrite(hdr, sizeof(hdr), 1, o.f) != 1) {
 		err("cannot write %s: %s", out, strerror(errno));
@@ -268,7 +354,7 @@ int main(int argc, char **argv)
 
 		raw_normalize(&raw);
 		raw_set_meta(&raw, "tool", "lbrgen (pgoprof bench)");
-		raw_set_meta(&raw, "mode", "lbr-synth");
+		raw_set_meta(&raw, "mode", callchain ? "stack-synth" : "lbr-synth");
 		raw_set_meta(&raw, "event", "cycles:u");
 		snprintf(val, sizeof(val), "%d", PERIOD);
 		raw_set_meta(&raw, "sample_period", val);

@@ -4,6 +4,9 @@
 # readers of perf record -b files must read it: pgoprof import (the same raw
 # profile as lbrgen's own --raw), perf script (every sample with 32
 # branches) and AutoFDO's create_llvm_prof / create_gcov when installed.
+# With --callchain, stack samples of the same walk, as perf record -g
+# writes them: the same readers (AutoFDO with --use_lbr=false), and
+# pgoprof convert of the import names the program's functions.
 . "$(dirname "$0")/../lib.sh"
 
 LBRGEN=$TOP/build/bench/lbrgen
@@ -27,10 +30,12 @@ check "the same seed gives the same file" sh -c \
 # pgoprof import: the raw profile of lbrgen --raw (objects, IPs, ranges,
 # branches; and the sample count).
 counter() { "$PGOPROF" show "$1" | awk -v n="$2" '$1 == "counter" && $2 == n { print $4 }'; }
+# The objects and their tables, without meta data and counters.
+tables() { "$PGOPROF" show "$1" | grep -v '^meta\|^counter\|^#'; }
 if "$PGOPROF" import -q d.perf.data -o d.imported.raw >import.log 2>&1; then
 	pass "pgoprof import reads the perf.data"
-	"$PGOPROF" show d.raw | grep -v '^meta\|^counter\|^#' >d.direct.show
-	"$PGOPROF" show d.imported.raw | grep -v '^meta\|^counter\|^#' >d.imported.show
+	tables d.raw >d.direct.show
+	tables d.imported.raw >d.imported.show
 	check "import equals lbrgen --raw ($(grep -c '^  branch' d.direct.show) branches, $(grep -c '^  range' d.direct.show) ranges)" \
 		sh -c "cmp d.direct.show d.imported.show && grep -q '^  range' d.direct.show"
 	check "import took $N samples" test "$(counter d.imported.raw samples.taken)" = $N -a \
@@ -68,6 +73,59 @@ if command -v create_gcov >/dev/null 2>&1; then
 	check "create_gcov writes a profile" test -s d.gcov
 else
 	pass "create_gcov: not installed (skipped)"
+fi
+
+# --callchain: frame-pointer call chains (PERF_CONTEXT_USER, the ip, the
+# return addresses), no branch stack.
+rm -f c.perf.data c.raw c.again.perf.data c.imported.raw c.txt
+check "lbrgen --callchain writes $N samples" "$LBRGEN" -q --callchain -n $N -s 3 \
+	-o c.perf.data --raw c.raw dispatch
+check "--callchain: the same seed gives the same file" sh -c \
+	"'$LBRGEN' -q -g -n $N -s 3 -o c.again.perf.data dispatch && cmp c.perf.data c.again.perf.data"
+if "$PGOPROF" import -q c.perf.data -o c.imported.raw >c.import.log 2>&1; then
+	pass "--callchain: pgoprof import reads the perf.data"
+	tables c.raw >c.direct.show
+	tables c.imported.raw >c.imported.show
+	check "--callchain: import equals lbrgen --raw ($(grep -c '^  ip' c.direct.show) IPs, $(grep -c '^  edge' c.direct.show) edges)" \
+		sh -c "cmp c.direct.show c.imported.show && grep -q '^  edge' c.direct.show && ! grep -q '^  branch\|^  range' c.direct.show"
+	check "--callchain: import took $N samples" test "$(counter c.imported.raw samples.taken)" = $N -a \
+		"$(counter c.raw samples.taken)" = $N
+	"$PGOPROF" convert -q c.imported.raw --binary dispatch -f llvm-text -o c.txt >c.convert.log 2>&1
+	check "--callchain: pgoprof convert names main, step and an op_ called from main" sh -c \
+		"grep -q '^main:[1-9]' c.txt && grep -q '^step:[1-9]' c.txt && grep -q '^ [0-9.]*: [0-9]* .*op_' c.txt"
+else
+	fail "--callchain: pgoprof import reads the perf.data" "$(tail -n 2 c.import.log | tr '\n' ' ')"
+fi
+if command -v perf >/dev/null 2>&1; then
+	# perf script: each sample a header line, then its chain, a frame a
+	# line (the ip and the callers), then an empty line.
+	perf script -i c.perf.data >c.script.txt 2>c.script.err
+	got=$(grep -c 'cycles:u:' c.script.txt)
+	check "--callchain: perf script prints $N samples ($got)" test "$got" -eq $N
+	check "--callchain: perf script shows call chains through main" sh -c \
+		"grep -A1 'cycles:u:' c.script.txt | grep -q ' step+0x' && grep -q '^	 *[0-9a-f]* main+0x' c.script.txt && test \$(grep -c '^	' c.script.txt) -gt $N"
+	perf script -F ip,sym -i c.perf.data >c.ipsym.txt 2>c.ipsym.err
+	check "--callchain: perf script -F ip,sym reads it" sh -c \
+		"test \$(grep -c . c.ipsym.txt) -gt $N && grep -q ' main\$' c.ipsym.txt"
+else
+	pass "--callchain: perf script: perf is not installed (skipped)"
+fi
+if command -v create_llvm_prof >/dev/null 2>&1; then
+	rm -f c.afdo.txt
+	create_llvm_prof --use_lbr=false --binary=dispatch --profile=c.perf.data \
+		--format=text --out=c.afdo.txt >c.afdo.log 2>&1
+	check "--callchain: create_llvm_prof --use_lbr=false writes a profile that names main" sh -c \
+		"test -s c.afdo.txt && grep -q '^main:[1-9]' c.afdo.txt"
+else
+	pass "--callchain: create_llvm_prof: not installed (skipped)"
+fi
+if command -v create_gcov >/dev/null 2>&1; then
+	rm -f c.gcov
+	create_gcov --use_lbr=false --binary=dispatch --profile=c.perf.data \
+		--gcov=c.gcov -gcov_version=2 >c.gcov.log 2>&1
+	check "--callchain: create_gcov --use_lbr=false writes a profile" test -s c.gcov
+else
+	pass "--callchain: create_gcov: not installed (skipped)"
 fi
 
 # Bad arguments: exit 1, a message naming the file, no output.
