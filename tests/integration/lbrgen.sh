@@ -128,6 +128,25 @@ else
 	pass "--callchain: create_gcov: not installed (skipped)"
 fi
 
+# --callchain through callbacks: qsort's calls of cmp go through the
+# pretend libc, whose return address is in the chain between cmp and main.
+if $CLANG -O2 -g -gdwarf-4 -fno-inline -o callback "$TOP/tests/lbrgen/callback.c" \
+	>cb.cc.log 2>&1 &&
+   "$LBRGEN" -q -g -n $N -s 5 -o cb.perf.data --raw cb.raw callback &&
+   "$PGOPROF" import -q cb.perf.data -o cb.imported.raw >cb.import.log 2>&1; then
+	tables cb.raw >cb.direct.show
+	tables cb.imported.raw >cb.imported.show
+	check "--callchain with callbacks: import equals lbrgen --raw, pretend-libc return addresses have edges" \
+		sh -c "cmp cb.direct.show cb.imported.show && grep -q '^object 1 .*/pretend/libc.so.6 .* edges [1-9]' cb.direct.show"
+	if command -v perf >/dev/null 2>&1; then
+		perf script -i cb.perf.data >cb.script.txt 2>/dev/null
+		check "--callchain with callbacks: perf script shows cmp <- pretend libc <- main" sh -c \
+			"grep -A3 'cycles:u:' cb.script.txt | grep -A2 ' cmp+0x' | grep -A1 'pretend/libc.so.6' | grep -q ' main+0x'"
+	fi
+else
+	fail "--callchain with callbacks" "$(tail -n 2 cb.cc.log cb.import.log 2>/dev/null | tr '\n' ' ')"
+fi
+
 # Bad arguments: exit 1, a message naming the file, no output.
 rm -f none.perf.data
 "$LBRGEN" -q -n 10 -o none.perf.data "$D/no-such-binary" >bad.out 2>bad.err
