@@ -30,16 +30,42 @@ strip_external() { # PROFILE BINARY
 	       match($0, /^ */); printf "%*s%s\n", RLENGTH, "", out }' "$2.syms" "$1"
 }
 
+# The two profiles agree line by line once pgoprof's call targets outside
+# the binary are removed, except that a call line whose body count pgoprof
+# raised to the sum of its call targets (rule 5 in convert/lbr.c; LLVM's
+# FunctionSamples::updateCallsiteSamples) may count more than
+# llvm-profgen's when libc targets made that sum: llvm-profgen does not see
+# them, so it does not raise.  Prints the lines that differ otherwise.
+same_but_libc_calls() { # OURS REF BINARY
+	strip_external "$1" "$3" >"$1.own"
+	strip_external "$2" "$3" >"$2.own"
+	awk 'FILENAME == ARGV[1] { all[FNR] = $0; next }
+	     FILENAME == ARGV[2] { own[FNR] = $0; n = FNR; next }
+	     { ref[FNR] = $0; m = FNR }
+	     END {
+		if (n != m) { print "line counts differ: " n " and " m; bad = 1 }
+		for (i = 1; i <= n; i++) {
+			if (own[i] == ref[i]) continue
+			split(all[i], a, " "); no = split(own[i], o, " "); nr = split(ref[i], r, " ")
+			sum = 0; for (j = 3; j in a; j++) { split(a[j], t, ":"); sum += t[2] }
+			same = no == nr && o[1] == r[1] && match(own[i], /^ */) && (ind = RLENGTH) >= 0 &&
+			       match(ref[i], /^ */) && RLENGTH == ind
+			for (j = 3; j <= no; j++) same = same && o[j] == r[j]
+			if (same && o[2] == sum && r[2] + 0 < o[2] + 0) continue
+			print "line " i ": pgoprof \"" own[i] "\" llvm-profgen \"" ref[i] "\""; bad = 1
+		}
+		exit bad
+	     }' "$1" "$1.own" "$2.own"
+}
+
 for p in "loops 3000" "dispatch 2000" "libcall 300"; do
 	set -- $p; prog=$1
 	synth "$@" || { fail "$prog: synthesize"; continue; }
 	"$PGOPROF" convert -q "$prog.raw" --binary "progs/$prog" -f llvm-text -o "$prog.ours.txt"
 	"$PROFGEN" --binary "progs/$prog" --perfscript "$prog.script.txt" --format=text \
 		--output "$prog.ref.txt" >/dev/null 2>&1
-	strip_external "$prog.ours.txt" "progs/$prog" >"$prog.ours.own"
-	strip_external "$prog.ref.txt" "progs/$prog" >"$prog.ref.own"
 	check "$prog: line counts equal llvm-profgen-16's (calls into libc aside)" \
-		cmp "$prog.ours.own" "$prog.ref.own"
+		same_but_libc_calls "$prog.ours.txt" "$prog.ref.txt" "progs/$prog"
 	extra=$(diff "$prog.ours.txt" "$prog.ref.txt" | grep -c '^<')
 	named=$(diff "$prog.ours.txt" "$prog.ref.txt" | grep '^<' | grep -vc '__\|mem\|str\|qsort')
 	check "$prog: every other difference is a named libc call target ($extra lines)" test "$named" -eq 0
