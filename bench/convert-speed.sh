@@ -140,7 +140,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "fail") print "-"; else if (
 rate() { awk -v n="$1" -v w="$2" 'BEGIN { if (w == "fail") print "-"; else printf "%.3g\n", n / w }'; }
 # top-level records "name:total:head" (create_llvm_prof 0.19 also writes
 # lines of garbage bytes where inlined callees' names should be)
-funcs() { if [ -s "$1" ]; then grep -a -c -E '^[A-Za-z_.$][^ :]*:[0-9]+:[0-9]+$' "$1" || true; else echo 0; fi; }
+funcs() { if [ -s "$1" ]; then echo "$(grep -a -c -E '^[A-Za-z_.$][^ :]*:[0-9]+:[0-9]+$' "$1" || true) functions"; else echo 'no output (failed)'; fi; }
 row() { printf '|'; printf ' %s |' "$@"; echo; }
 name() { case $1 in import) echo 'pgoprof import' ;; convert) echo 'pgoprof convert' ;; afdo) echo 'pgoprof convert -f afdo' ;;
          script) echo 'perf script' ;; profgen) echo 'llvm-profgen-16' ;; clp) echo create_llvm_prof ;; gcov) echo create_gcov ;; esac; }
@@ -226,13 +226,13 @@ echo
 echo "llvm-profgen: \`perf script -F ip,brstack --show-mmap-events\` then \`llvm-profgen --perfscript\` (--format=text). AutoFDO: \`create_llvm_prof --format text\` and \`create_gcov\` read the perf.data themselves."
 echo
 tables lbr "${LS[@]}"
-echo "Outputs at $(fmt_n "${LS[-1]}") samples (last round): pgoprof $(funcs "$W/ours-lbr.txt") functions, $(wc -l <"$W/ours-lbr.txt" 2>/dev/null || echo 0) lines; llvm-profgen $(funcs "$W/ref.txt") functions, $(wc -l <"$W/ref.txt" 2>/dev/null || echo 0) lines, $(diff "$W/ours-lbr.txt" "$W/ref.txt" 2>/dev/null | grep -c '^<' || true) of pgoprof's lines differ from it (call targets into the pretend libc, which llvm-profgen cannot see: tests/unit/test_lbr.c); create_llvm_prof $(funcs "$W/clp-lbr.txt") functions (its text output also has lines of garbage bytes where the names of inlined callees belong: AutoFDO 0.19). perf script text: $(for n in "${LS[@]}"; do printf '%s %.0f MB; ' "$(fmt_n "$n")" "$(awk '{ print $1 / 1e6 }' "$W/lbr-$n/perf.txt.size" 2>/dev/null)"; done)"
+echo "Outputs at $(fmt_n "${LS[-1]}") samples (last round): pgoprof $(funcs "$W/ours-lbr.txt"), $(wc -l <"$W/ours-lbr.txt" 2>/dev/null || echo 0) lines; llvm-profgen $(funcs "$W/ref.txt"), $(wc -l <"$W/ref.txt" 2>/dev/null || echo 0) lines, $(diff "$W/ours-lbr.txt" "$W/ref.txt" 2>/dev/null | grep -c '^<' || true) of pgoprof's lines differ from it (call targets into the pretend libc, which llvm-profgen cannot see: tests/unit/test_lbr.c); create_llvm_prof $(funcs "$W/clp-lbr.txt") (where it runs, its text output also has lines of garbage bytes where the names of inlined callees belong: AutoFDO 0.19). perf script text: $(for n in "${LS[@]}"; do printf '%s %.0f MB; ' "$(fmt_n "$n")" "$(awk '{ print $1 / 1e6 }' "$W/lbr-$n/perf.txt.size" 2>/dev/null)"; done)"
 echo
 echo "### Stack samples (perf record -g: call chains)"
 echo
 echo "Same walk, written with \`lbrgen --callchain\`: each sample an IP and its call chain. llvm-profgen-16 makes no profile from call chains without branch records, so the peers are AutoFDO's tools with \`--use_lbr=false\` (they then count the samples' IPs only; pgoprof also turns the chains into call targets)."
 echo
 tables stack "${SS[@]}"
-echo "Outputs at $(fmt_n "${SS[-1]}") samples (last round): pgoprof $(funcs "$W/ours-stack.txt") functions; create_llvm_prof $(funcs "$W/clp-stack.txt") functions."
+echo "Outputs at $(fmt_n "${SS[-1]}") samples (last round): pgoprof $(funcs "$W/ours-stack.txt"); create_llvm_prof $(funcs "$W/clp-stack.txt")."
 } >"$W/table.md"
 if [ "$OUT" = - ]; then cat "$W/table.md"; else mkdir -p "$(dirname "$OUT")"; cp "$W/table.md" "$OUT"; cat "$OUT"; fi
