@@ -21,7 +21,7 @@ BENCH_TABLES := bench/results/pgo-compare.md bench/results/convert-speed.md \
 bench-pgo: deps all
 	bash bench/pgo-compare.sh -w all -c all -n $(BENCH_RUNS) -V $(BENCH_VARIANTS)
 
-bench-convert: all
+bench-convert: deps all
 	bash bench/convert-speed.sh $(BENCH_CONVERT_ARGS)
 
 bench-overhead: all
