@@ -36,6 +36,10 @@ struct proc {
 	size_t n, cap;
 	struct seg *segs;
 	size_t nsegs, cap_segs, nindexed;
+	/* The last answer: addresses [hit.start, hit.end) resolve to
+	 * maps[hit.map] while n is hit_n (samples come in runs). */
+	struct seg hit;
+	size_t hit_n;
 	struct proc *next;
 };
 
@@ -271,10 +275,34 @@ static void build_index(struct proc *p)
 	free(open);
 }
 
-static const struct mapping *indexed_mapping(const struct proc *p, uint64_t addr)
+/* Whether a mapping newer than the first `from` overlaps [start, end). */
+static int shadowed(const struct proc *p, size_t from, uint64_t start, uint64_t end)
 {
+	for (size_t j = from; j < p->n; j++)
+		if (p->maps[j].start < end && p->maps[j].end > start)
+			return 1;
+	return 0;
+}
+
+/* The mapping that holds addr: the unindexed newest ones first, newest
+ * first (a later mmap over the same range replaced it), then the index.
+ * The hit is remembered for the addresses around addr that no newer
+ * mapping overlaps, where the answer is the same. */
+static const struct mapping *find_mapping(struct proc *p, uint64_t addr)
+{
+	struct seg hit;
 	size_t lo = 0, hi = p->nsegs;
 
+	for (size_t i = p->n; i-- > p->nindexed;) {
+		const struct mapping *m = &p->maps[i];
+
+		if (addr < m->start || addr >= m->end)
+			continue;
+		hit = (struct seg){ m->start, m->end, (uint32_t)i };
+		if (!shadowed(p, i + 1, hit.start, hit.end))
+			p->hit = hit, p->hit_n = p->n;
+		return m;
+	}
 	while (lo < hi) {	/* first segment ending after addr */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -283,8 +311,12 @@ static const struct mapping *indexed_mapping(const struct proc *p, uint64_t addr
 		else
 			hi = mid;
 	}
-	return lo < p->nsegs && p->segs[lo].start <= addr ? &p->maps[p->segs[lo].map]
-							   : NULL;
+	if (lo == p->nsegs || p->segs[lo].start > addr)
+		return NULL;
+	hit = p->segs[lo];
+	if (!shadowed(p, p->nindexed, hit.start, hit.end))
+		p->hit = hit, p->hit_n = p->n;
+	return &p->maps[hit.map];
 }
 
 enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
@@ -295,14 +327,13 @@ enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 
 	if (!p)
 		return UNATTR_NO_MAPPING;
-	if (p->n - p->nindexed > UNINDEXED_MAX)
-		build_index(p);
-	/* Newest first: a later mmap over the same range replaced it. */
-	for (size_t i = p->n; i-- > p->nindexed && !m;)
-		if (addr >= p->maps[i].start && addr < p->maps[i].end)
-			m = &p->maps[i];
-	if (!m)
-		m = indexed_mapping(p, addr);
+	if (p->hit_n == p->n && addr >= p->hit.start && addr < p->hit.end) {
+		m = &p->maps[p->hit.map];
+	} else {
+		if (p->n - p->nindexed > UNINDEXED_MAX)
+			build_index(p);
+		m = find_mapping(p, addr);
+	}
 	if (!m)
 		return UNATTR_NO_MAPPING;
 	if (m->obj == MAP_NO_OBJECT)

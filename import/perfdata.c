@@ -1059,14 +1059,8 @@ static void agg_count(struct imp *m, const struct agg *e)
 	s->count++;
 }
 
-static void agg_add(struct imp *m, uint8_t kind, uint32_t obj, uint64_t a,
-		    uint32_t obj2, uint64_t b)
-{
-	struct agg e = { a, b, 0, obj, obj2, kind };
-
-	agg_reserve(m, 1);
-	agg_count(m, &e);
-}
+/* Entries counted at once by the sample paths. */
+#define AGG_BATCH 32
 
 /* Count n entries at once: their slots are prefetched first, so that the
  * cache misses of a large table overlap instead of following each other
@@ -1108,6 +1102,8 @@ static void agg_emit(struct imp *m)
  * every adjacent pair of frames a caller->callee edge. */
 static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
 {
+	struct agg batch[AGG_BATCH];
+	size_t nb = 0;
 	uint32_t obj = 0, prev_obj = 0;
 	uint64_t off = 0, prev_off = 0;
 	enum unattr_reason r, prev_r;
@@ -1116,19 +1112,24 @@ static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
 	if (r != UNATTR_NONE)
 		m->unattr[r]++;
 	else
-		agg_add(m, K_IP, prev_obj, prev_off, 0, 0);
+		batch[nb++] = (struct agg){ prev_off, 0, 0, prev_obj, 0, K_IP };
 	prev_r = r;
 	for (size_t i = 1; i < n && ips[i]; i++) {
 		r = resolve(m, key, ips[i], &obj, &off);
 		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			agg_add(m, K_EDGE, obj, off, prev_obj,
-				i > 1 ? prev_off - 1 : prev_off);
+			batch[nb++] = (struct agg){ off, i > 1 ? prev_off - 1 : prev_off, 0,
+						    obj, prev_obj, K_EDGE };
 		else
 			m->edges_unattr++;
 		prev_r = r;
 		prev_obj = obj;
 		prev_off = off;
+		if (nb == AGG_BATCH) {
+			agg_add_batch(m, batch, nb);
+			nb = 0;
+		}
 	}
+	agg_add_batch(m, batch, nb);
 }
 
 /* bpf/record.bpf.c on_lbr_sample(): records newest first; each is a taken
@@ -1136,12 +1137,11 @@ static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
 /* The taken branches of a branch stack (newest first) and, with ranges,
  * the fall-through range from each branch's target to the next newer
  * branch's source (collector/record.c does the same in the kernel).  Each
- * address is resolved once; the counts go in batches of BR_BATCH. */
-#define BR_BATCH 32
+ * address is resolved once; the counts go in batches. */
 static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
 			 uint64_t nr, int ranges)
 {
-	struct agg batch[2 * BR_BATCH];
+	struct agg batch[2 * AGG_BATCH];
 	size_t nb = 0;
 	uint32_t po = 0;	/* the newer branch's source, resolved */
 	uint64_t poff = 0, pfrom = 0;
@@ -1167,7 +1167,7 @@ static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
 				m->ranges_unattr++;
 		}
 		po = fo, poff = foff, pfrom = from, pok = fok;
-		if (nb > 2 * BR_BATCH - 2) {
+		if (nb > 2 * AGG_BATCH - 2) {
 			agg_add_batch(m, batch, nb);
 			nb = 0;
 		}
