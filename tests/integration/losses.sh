@@ -28,8 +28,33 @@ check "fp: convert succeeds and warns with the numbers and the fix (rc=$rc)" sh 
 check "fp: convert -q stays quiet" test ! -s lost-fpq.err
 
 # DWARF call graph: a one-page ring cannot hold one 8 KiB stack copy, so
-# every copy is lost, deterministically.
-"$PGOPROF" record --call-graph dwarf --ring-size 4K -o lost-dw.raw -- ./hot 1 >/dev/null 2>lost-dw.err; rc=$?
+# every copy is lost, deterministically.  The copy stops at the first page
+# that is not present, such as the untouched gap (random in size) at the
+# top of the main thread's stack: so the samples are taken 16 KiB below a
+# buffer the program has written, where the 8 KiB above sp are all there.
+cat >deepstack.c <<'EOF'
+#include <string.h>
+volatile unsigned long sink;
+__attribute__((noinline)) static unsigned long spin(unsigned long n)
+{
+	unsigned long h = 1;
+	for (unsigned long i = 0; i < n; i++) {
+		h = h * 31 + i;
+		__asm__ volatile("" : "+r"(h));	/* one step per iteration */
+	}
+	return h;
+}
+__attribute__((noinline)) static unsigned long deep(unsigned long n)
+{
+	char pad[16384];
+	memset(pad, 1, sizeof(pad));
+	__asm__ volatile("" : : "r"(pad) : "memory");	/* written, kept */
+	return spin(n) + (unsigned long)pad[n % sizeof(pad)];
+}
+int main(void) { sink = deep(300000000UL); return 0; }
+EOF
+$CLANG $PROF_CFLAGS -o deepstack deepstack.c || fail "build deepstack"
+"$PGOPROF" record --call-graph dwarf --ring-size 4K -o lost-dw.raw -- ./deepstack >/dev/null 2>lost-dw.err; rc=$?
 taken=$(counter lost-dw.raw samples.taken); lost=$(counter lost-dw.raw samples.lost)
 ring=$(counter lost-dw.raw lost.ringbuf)
 check "dwarf, --ring-size 4K: recorded (rc=$rc)" test "$rc" -eq 0
