@@ -36,6 +36,7 @@ OLD=$(realpath "$1") NEW=$(realpath "$2")
 die() { echo "convert-ab: $*" >&2; exit 1; }
 [ -x "$OLD" ] && [ -x "$NEW" ] || die "$1 and $2 must be pgoprof executables"
 HERE=$(cd "$(dirname "$0")" && pwd) REPO=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
 W=$REPO/bench/work/conv B=$REPO/bench/work/conv/speedtest1
 mkdir -p "$W/ab"
 [ -x "$B" ] || "$HERE/build-speedtest.sh" "$B" clang-16 -O2 -g -gdwarf-4 \
@@ -70,10 +71,8 @@ for ((r = 0; r < RUNS; r++)); do
         if ((r % 2)); then run new "$c" "$r"; run old "$c" "$r"; else run old "$c" "$r"; run new "$c" "$r"; fi
     done
 done
-med() { awk -v w="$1" -v c="$2" -v f="$3" '$1 == w && $2 == c { print $f }' "$R" | sort -g |
-        awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-cpu() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { print $5 + $6 }' "$R" | sort -g |
-        awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+med() { awk -v w="$1" -v c="$2" -v f="$3" '$1 == w && $2 == c { print $f }' "$R" | median; }
+cpu() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { print $5 + $6 }' "$R" | median; }
 {
 echo "| step | before wall s | after wall s | speed-up | before CPU s | after CPU s | before peak RSS MB | after peak RSS MB | same output |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"

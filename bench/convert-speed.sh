@@ -34,6 +34,7 @@ USAGE
 SIZES=10000,100000,1000000,10000000 SSIZES=10000,100000,1000000,10000000 RUNS=3 BIGRUNS=
 MEM_GB=20
 HERE=$(cd "$(dirname "$0")" && pwd) REPO=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
 OUT=$REPO/bench/results/convert-speed.md
 while getopts s:S:r:R:m:o:h o; do
     case $o in
@@ -73,7 +74,6 @@ timed() {
 }
 # a peer, under the address-space limit
 CAPPED=(bash -c 'ulimit -v "$1"; shift; exec "$@"' capped $((MEM_GB * 1024 * 1024)))
-median() { grep -v fail | sort -g | awk '{ a[NR] = $1 } END { if (!NR) print "fail"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # slope of log(y) vs log(x) from lines "x y"
 slope() { awk '$2 != "fail" { x = log($1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
                END { if (n < 2) { print "n/a"; exit } printf "%.2f\n", (n * sxy - sx * sy) / (n * sxx - sx * sx) }'; }

@@ -81,27 +81,10 @@ if [ -f "$SRC/bzip2.c" ] && [ -f "$SRC/blocksort.c" ]; then
 fi
 [ "$(id -u)" -eq 0 ] || die "first fetch needs root (apt-get); rerun as root or fetch by hand into $DEST"
 
-apt_updated=
-apt_update() { [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }; }
-
-# apt-get source needs a deb-src entry; this machine only ships 'Types: deb'
-# in deb822 form, so mirror the main archive's stanza as deb-src (the same
-# as bench/fetch-sqlite.sh does).
-has_debsrc() {
-    grep -rqsE '^[[:space:]]*(deb-src|Types:.*deb-src)' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
-}
-if ! has_debsrc; then
-    main=/etc/apt/sources.list.d/debian.sources
-    [ -f "$main" ] || die "no deb-src entry and no $main to copy from; add a deb-src line for Debian's main archive to /etc/apt/sources.list and rerun"
-    awk 'BEGIN{RS=""; ORS="\n"} NR==1{print; exit}' "$main" \
-        | sed 's/^Types:.*/Types: deb-src/' \
-        > /etc/apt/sources.list.d/pgoprof-src.sources
-    echo "fetch-bzip2: added /etc/apt/sources.list.d/pgoprof-src.sources" >&2
-fi
+. "$REPO/bench/lib.sh"
+ensure_debsrc fetch-bzip2
 apt_update
-command -v dpkg-source >/dev/null 2>&1 \
-    || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
+need_pkg dpkg-source dpkg-dev
 
 mkdir -p "$DEST"
 (cd "$DEST" && apt-get source -qq bzip2) \

@@ -39,31 +39,8 @@ if [ "$(id -u)" -ne 0 ]; then
     die "first fetch needs root (apt-get); rerun as root or fetch by hand into $DEST"
 fi
 
-apt_updated=
-apt_update() { [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }; }
-
-need_pkg() { # $1 = command, $2 = package providing it
-    command -v "$1" >/dev/null 2>&1 && return 0
-    apt_update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-}
-
-# apt-get source needs a deb-src entry; this machine only ships 'Types: deb'
-# in deb822 form, so mirror the main archive's stanza as deb-src.
-has_debsrc() {
-    grep -rqsE '^[[:space:]]*(deb-src|Types:.*deb-src)' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
-}
-if ! has_debsrc; then
-    main=/etc/apt/sources.list.d/debian.sources
-    [ -f "$main" ] || die "no deb-src entry and no $main to copy from; add a deb-src line for Debian's main archive to /etc/apt/sources.list and rerun"
-    # First stanza is the main archive (the second is debian-security).
-    awk 'BEGIN{RS=""; ORS="\n"} NR==1{print; exit}' "$main" \
-        | sed 's/^Types:.*/Types: deb-src/' \
-        > /etc/apt/sources.list.d/pgoprof-src.sources
-    echo "fetch-sqlite: added /etc/apt/sources.list.d/pgoprof-src.sources" >&2
-    apt_updated=
-fi
+. "$REPO/bench/lib.sh"
+ensure_debsrc fetch-sqlite
 apt_update
 need_pkg dpkg-source dpkg-dev
 

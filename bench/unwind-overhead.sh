@@ -24,6 +24,7 @@ while getopts n:w:a:h o; do
 	esac
 done
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 OUT=$TOP/bench/work/unwind
 PGOPROF=$TOP/pgoprof
 mkdir -p "$OUT"
@@ -63,7 +64,6 @@ for r in $(seq 1 "$RUNS"); do
 	set -- "${@:2}" "$1"	# rotate the order for the next round
 done
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 med() { awk -v c="$1" -v f="${2:-3}" '$2 == c { print $f }' times.tsv | median; }
 # Per-round ratios a/b (field 3 wall, 4 CPU), their median: robust to
 # drift between rounds.

@@ -1,0 +1,36 @@
+# Shell pieces the bench/ scripts share (POSIX sh; sourced, never run).
+#   . "$(dirname "$0")/lib.sh"
+
+# The median of the numbers on stdin, one a line; lines "fail" (a run that
+# failed) are left out; "fail" if nothing is left.
+median() {
+    grep -v '^fail$' | sort -g | awk '{ a[NR] = $1 }
+        END { if (!NR) print "fail"; else if (NR % 2) print a[(NR + 1) / 2]
+              else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# apt-get update once per script run (again after ensure_debsrc).
+apt_updated=
+apt_update() { [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }; }
+
+need_pkg() { # COMMAND PACKAGE: install PACKAGE unless COMMAND exists
+    command -v "$1" >/dev/null 2>&1 && return 0
+    apt_update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+# apt-get source needs a deb-src entry; Debian 12 images ship only
+# 'Types: deb' in deb822 form, so mirror the main archive's stanza (the
+# first; the second is debian-security) as deb-src.  $1 names the caller
+# in messages.
+ensure_debsrc() {
+    grep -rqsE '^[[:space:]]*(deb-src|Types:.*deb-src)' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null && return 0
+    main=/etc/apt/sources.list.d/debian.sources
+    [ -f "$main" ] || { echo "$1: no deb-src entry and no $main to copy from; add a deb-src line for Debian's main archive to /etc/apt/sources.list and rerun" >&2; exit 1; }
+    awk 'BEGIN{RS=""; ORS="\n"} NR==1{print; exit}' "$main" \
+        | sed 's/^Types:.*/Types: deb-src/' \
+        > /etc/apt/sources.list.d/pgoprof-src.sources
+    echo "$1: added /etc/apt/sources.list.d/pgoprof-src.sources" >&2
+    apt_updated=
+}
