@@ -752,10 +752,13 @@ static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
  * read. */
 static void release_below(struct imp *m, size_t off)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), to = off & ~(page - 1);
+	size_t to;
 
-	if (!m->opt->release_pages || to < m->released + ((size_t)64 << 20))
+	/* released and the step are whole pages: off passes them when its
+	 * page does, so the page size is asked only when there is work. */
+	if (!m->opt->release_pages || off < m->released + ((size_t)64 << 20))
 		return;
+	to = off & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
 	madvise((void *)(m->buf + m->released), to - m->released, MADV_DONTNEED);
 	m->released = to;
 }
