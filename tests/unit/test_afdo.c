@@ -12,6 +12,7 @@
  *     folding).  RECORD: OFF[.DISC]:COUNT (a line of FUNC) or
  *     OFF[.DISC]@CALLEE/OFF:COUNT[,OFF:COUNT]... (an inlined callsite). */
 #include "check.h"
+#include "testutil.h"
 #include "../../convert/afdo.h"
 #include "../../convert/fstree.h"
 #include "../../convert/llvm_text.h"
@@ -27,17 +28,6 @@
 #endif
 
 /* ---- helpers ---- */
-
-static char *render(const struct fs_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	llvm_text_write(p, f);
-	fclose(f);
-	return buf;
-}
 
 static uint8_t *write_mem(const struct fs_profile *p, int version, size_t *len,
 			  int *rc)
@@ -80,15 +70,6 @@ static char *quiet_end(int want_text)
 	}
 	fclose(captured);
 	return text;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* The profile every round trip starts from: inlined callsites three deep,
@@ -140,8 +121,8 @@ static void check_round_trip(int version)
 	CHECK(rc == 0);
 	fs_init(&q);
 	CHECK(afdo_read(&q, buf, len, "mem") == 0);
-	a = render(&p);
-	b = render(&q);
+	a = profile_text(&p);
+	b = profile_text(&q);
 	CHECK(!strcmp(a, b));
 	if (strcmp(a, b))
 		printf("--- written\n%s--- read back\n%s", a, b);
@@ -183,8 +164,8 @@ static void test_round_trip_llvm_discriminators(void)
 	CHECK(rc == 0);
 	fs_init(&q);
 	CHECK(afdo_read(&q, buf, len, "mem") == 0);
-	a = render(&p);
-	b = render(&q);
+	a = profile_text(&p);
+	b = profile_text(&q);
 	CHECK(!strcmp(a, b));
 	free(a);
 	free(b);
@@ -227,7 +208,7 @@ static void test_fold_discriminators(void)
 		CHECK(rc == 0);
 		fs_init(&q);
 		CHECK(afdo_read(&q, buf, len, "mem") == 0);
-		b = render(&q);
+		b = profile_text(&q);
 		CHECK(!strcmp(b, want));
 		if (strcmp(b, want))
 			printf("version %d:\n%s", v, b);
@@ -283,7 +264,7 @@ static void test_name_cutting_merges(void)
 	CHECK(rc == 0);
 	fs_init(&q);
 	CHECK(afdo_read(&q, buf, len, "mem") == 0);
-	b = render(&q);
+	b = profile_text(&q);
 	CHECK(!strcmp(b, want));
 	if (strcmp(b, want))
 		printf("%s", b);
@@ -510,7 +491,7 @@ static void test_wide_locations_left_out(void)
 	CHECK(rc == 0 && strstr(msg, "3 records left out") && count_lines(msg) == 1);
 	fs_init(&q);
 	CHECK(afdo_read(&q, buf, len, "mem") == 0);
-	b = render(&q);
+	b = profile_text(&q);
 	CHECK(!strcmp(b, "f:3:0\n 1: 3\n"));
 	free(b);
 	free(msg);
@@ -645,7 +626,7 @@ static void test_crafted_bad_input(void)
 
 		fs_init(&p);
 		CHECK(afdo_read(&p, r.b, r.n, "crafted.afdo") == 0);
-		t = render(&p);
+		t = profile_text(&p);
 		CHECK(!strcmp(t, "f:9:1\n 1: 5 g:5\n 3: g:4\n  0: 4\n"));
 		free(t);
 		fs_free(&p);
@@ -769,7 +750,7 @@ static void fuzz_one(const uint8_t *good, size_t len, int *fails)
 
 	fs_init(&p);
 	CHECK(afdo_read(&p, good, len, "fuzz") == 0);
-	full = render(&p);
+	full = profile_text(&p);
 	fs_free(&p);
 	for (size_t n = 0; n < len; n++) {
 		/* an exact copy of the prefix, so ASan sees reads past it */
@@ -780,7 +761,7 @@ static void fuzz_one(const uint8_t *good, size_t len, int *fails)
 		rc = afdo_read(&p, t, n, "fuzz");
 		if (rc == 0) {
 			/* only where the optional trailer starts */
-			char *s = render(&p);
+			char *s = profile_text(&p);
 
 			if (strcmp(s, full))
 				(*fails)++;

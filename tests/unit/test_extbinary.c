@@ -8,6 +8,7 @@
  *   test_extbinary --rewrite IN OUT [md5] [compress] read IN, write OUT
  *   test_extbinary --text IN                         read IN, print text */
 #include "check.h"
+#include "testutil.h"
 #include "../../convert/fstree.h"
 #include "../../convert/llvm_extbinary.h"
 #include "../../convert/llvm_text.h"
@@ -39,17 +40,6 @@ static uint8_t *slurp(const char *file, size_t *len)
 {
 	*len = 0;
 	return (uint8_t *)read_whole_file(file, len);
-}
-
-static char *text_of(const struct fs_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	llvm_text_write(p, f);
-	fclose(f);
-	return buf;
 }
 
 static uint8_t *ext_of(const struct fs_profile *p, int md5, int compress,
@@ -93,15 +83,6 @@ static int read_capture(struct fs_profile *p, const uint8_t *buf, size_t len,
 	msg[n > 0 ? n : 0] = '\0';
 	close(fd);
 	return rc;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* A failed read: -1, an empty profile, one line naming the file and a
@@ -293,7 +274,7 @@ static int same_as_llvm(const struct fs_profile *p, const char *tag, int md5,
 	char cmd[2048];
 	uint8_t *ours, *ref;
 	size_t olen, rlen;
-	char *text = text_of(p);
+	char *text = profile_text(p);
 	int same;
 
 	write_file(path("in.txt"), text, strlen(text));
@@ -419,11 +400,11 @@ static void check_round_trip(void (*build)(struct fs_profile *), const char *tag
 	for (int z = 0; z <= 1; z++) {
 		size_t len;
 		uint8_t *b = ext_of(&p, 0, z, &len);
-		char *t1 = text_of(&p), *t2;
+		char *t1 = profile_text(&p), *t2;
 
 		fs_init(&q);
 		CHECK(llvm_extbinary_read(&q, b, len, tag) == 0);
-		t2 = text_of(&q);
+		t2 = profile_text(&q);
 		CHECK(!strcmp(t1, t2));
 		if (strcmp(t1, t2))
 			printf("  %s (compress %d): text differs after round "
@@ -467,7 +448,7 @@ static void test_md5_round_trip(void)
 	b = ext_of(&p, 1, 0, &len);
 	fs_init(&q);
 	CHECK(llvm_extbinary_read(&q, b, len, "md5") == 0);
-	t = text_of(&q);
+	t = profile_text(&q);
 	/* MD5("main") = 9ad8...; LLVM's low word, printed in decimal. */
 	CHECK(strstr(t, "15822663052811949562:43:4\n") == t);
 	CHECK(strstr(t, " 4.2: 0 16434608426314478903:9 "
@@ -490,7 +471,7 @@ static void test_md5_round_trip(void)
 	fs_init(&r);
 	CHECK(llvm_extbinary_read(&r, b2, len2, "md5-2") == 0);
 	{
-		char *t2 = text_of(&r);
+		char *t2 = profile_text(&r);
 
 		CHECK(!strcmp(t, t2));
 		free(t2);
@@ -517,7 +498,7 @@ static void test_read_llvm_files(void)
 	}
 	profile_big(&p);
 	{
-		char *t = text_of(&p);
+		char *t = profile_text(&p);
 
 		write_file(path("big.txt"), t, strlen(t));
 		free(t);
@@ -537,7 +518,7 @@ static void test_read_llvm_files(void)
 		b = slurp(path("l.extbin"), &len);
 		fs_init(&q);
 		CHECK(b && llvm_extbinary_read(&q, b, len, "l.extbin") == 0);
-		ours = text_of(&q);
+		ours = profile_text(&q);
 		ref = (char *)slurp(path("l.txt"), &tl);
 		CHECK(ref && tl == strlen(ours) && !memcmp(ref, ours, tl));
 		if (!ref || tl != strlen(ours) || memcmp(ref, ours, tl))
@@ -727,7 +708,7 @@ static void test_flipped(void)
 					       xors[k], rc, msg);
 					bad++;
 				} else {
-					free(text_of(&q));
+					free(profile_text(&q));
 				}
 				fs_free(&q);
 				free(c);
@@ -796,7 +777,7 @@ static void test_hand_made(void)
 			f = make_file(s, 3);
 			fs_init(&p);
 			CHECK(llvm_extbinary_read(&p, f.d, f.len, "dup") == 0);
-			t = text_of(&p);
+			t = profile_text(&p);
 			CHECK(!strcmp(t, "f:15:3\n 1: 1\n 3: 3\n 5: 11\n"));
 			free(t);
 			fs_free(&p);

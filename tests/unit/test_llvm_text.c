@@ -1,22 +1,12 @@
 /* The LLVM text writer and the function-sample tree: exact text for a
  * hand-built profile, in the layout of SampleProfileWriterText. */
 #include "check.h"
+#include "testutil.h"
 #include "../../convert/fstree.h"
 #include "../../convert/llvm_text.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *render(struct fs_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	llvm_text_write(p, f);
-	fclose(f);
-	return buf;
-}
 
 static void test_text_exact(void)
 {
@@ -39,7 +29,7 @@ static void test_text_exact(void)
 	fs_add_body(fs_function(&p, "other"), 0, 0, 1);
 	fs_add_body(fs_function(&p, "aaa"), 0, 0, 1);	/* ties: by name */
 	fs_finish(&p);
-	text = render(&p);
+	text = profile_text(&p);
 	CHECK(!strcmp(text,
 		      "main:43:4\n"
 		      " 1: 5\n"
@@ -134,7 +124,7 @@ static void test_read_round_trip(void)
 
 	fs_init(&p);
 	CHECK(llvm_text_read(&p, sample_text, strlen(sample_text), "mem") == 0);
-	text = render(&p);
+	text = profile_text(&p);
 	CHECK(!strcmp(text, sample_text));
 	free(text);
 	fs_free(&p);
@@ -213,12 +203,12 @@ static void test_merge_doubles(void)
 	fs_merge(&m, &p, 1);
 	fs_merge(&m, &p, 1);
 	fs_finish(&m);
-	a = render(&m);
+	a = profile_text(&m);
 	fs_free(&m);
 	fs_init(&m);
 	fs_merge(&m, &p, 2);
 	fs_finish(&m);
-	b = render(&m);
+	b = profile_text(&m);
 	CHECK(!strcmp(a, b));
 	CHECK(!strncmp(a, "main:86:8\n 1: 10\n", 17));
 	free(a);
