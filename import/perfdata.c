@@ -1021,15 +1021,20 @@ static uint64_t agg_hash(const struct agg *e)
 	return h ^ h >> 32;
 }
 
-static struct agg *agg_slot(struct agg *t, size_t cap, const struct agg *e)
+/* e's slot in t (cap a power of two), probing from i (its hash). */
+static struct agg *agg_slot_at(struct agg *t, size_t cap, const struct agg *e,
+			       size_t i)
 {
-	size_t i;
-
-	for (i = agg_hash(e) & (cap - 1); t[i].kind; i = (i + 1) & (cap - 1))
+	for (i &= cap - 1; t[i].kind; i = (i + 1) & (cap - 1))
 		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
 		    t[i].obj2 == e->obj2 && t[i].b == e->b)
 			break;
 	return &t[i];
+}
+
+static struct agg *agg_slot(struct agg *t, size_t cap, const struct agg *e)
+{
+	return agg_slot_at(t, cap, e, (size_t)agg_hash(e));
 }
 
 /* Room for n more entries at a load of at most 1/2. */
@@ -1051,9 +1056,9 @@ static void agg_reserve(struct imp *m, size_t n)
 	m->cap_agg = cap;
 }
 
-static void agg_count(struct imp *m, const struct agg *e)
+static void agg_count(struct imp *m, const struct agg *e, size_t h)
 {
-	struct agg *s = agg_slot(m->agg, m->cap_agg, e);
+	struct agg *s = agg_slot_at(m->agg, m->cap_agg, e, h);
 
 	if (!s->kind) {
 		*s = *e;
@@ -1071,11 +1076,15 @@ static void agg_count(struct imp *m, const struct agg *e)
  * cache lines). */
 static void agg_add_batch(struct imp *m, const struct agg *e, size_t n)
 {
+	size_t h[2 * AGG_BATCH];	/* each entry hashed once */
+
 	agg_reserve(m, n);
+	for (size_t i = 0; i < n; i++) {
+		h[i] = (size_t)agg_hash(&e[i]);
+		__builtin_prefetch(&m->agg[h[i] & (m->cap_agg - 1)]);
+	}
 	for (size_t i = 0; i < n; i++)
-		__builtin_prefetch(&m->agg[agg_hash(&e[i]) & (m->cap_agg - 1)]);
-	for (size_t i = 0; i < n; i++)
-		agg_count(m, &e[i]);
+		agg_count(m, &e[i], h[i]);
 }
 
 static void agg_emit(struct imp *m)
