@@ -43,7 +43,6 @@
 #define PID 4242
 #define PERIOD 100003
 #define ROUND 4096	/* samples between FINISHED_ROUND records */
-#define CONTEXT_USER ((uint64_t)-512)	/* PERF_CONTEXT_USER */
 #define MAX_CHAIN 128
 
 struct gen {
@@ -173,7 +172,7 @@ static void stack_sink(void *arg, uint64_t ip, const uint64_t *ret, size_t n)
 
 	if (n > MAX_CHAIN)
 		n = MAX_CHAIN;
-	chain[0] = CONTEXT_USER;
+	chain[0] = PERF_CONTEXT_USER;
 	chain[1] = ip;
 	memcpy(chain + 2, ret, n * sizeof(*ret));
 	g->samples++;
