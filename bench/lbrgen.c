@@ -80,13 +80,12 @@ static void raw_round(struct gen *g)
 		g->obj[i] = (uint32_t)raw_find_object(g->raw, g->id[i], (uint32_t)g->id_len[i]);
 }
 
-/* A sample and its IP: the mapping index of ip (its file offset in
- * *off), or -1. */
+/* A sample's IP (the samples are counted once at the end): the mapping
+ * index of ip (its file offset in *off), or -1. */
 static int raw_ip(struct gen *g, uint64_t ip, uint64_t *off)
 {
 	int k = resolve(g, ip, off);
 
-	raw_add_counter(g->raw, CNT_SAMPLES, 1);
 	if (k >= 0)
 		raw_add_ip(&g->raw->objs[g->obj[k]], *off, 1);
 	else
@@ -99,7 +98,8 @@ static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 		       const uint64_t *to)
 {
 	struct raw_profile *p = g->raw;
-	uint64_t off, f, t, e;
+	uint64_t off, f = 0, t = 0, e = 0;	/* e: the newer branch's source */
+	int pf = -1;			/* and its mapping */
 
 	raw_ip(g, ip, &off);
 	for (int i = 0; i < WALK_LBR; i++) {
@@ -109,12 +109,14 @@ static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 			raw_add_branch(&p->objs[g->obj[of]], f, g->obj[ot], t, 1);
 		else
 			raw_add_counter(p, "branches.unattributed", 1);
-		if (i == 0)
-			continue;
-		if (ot >= 0 && resolve(g, from[i - 1], &e) == ot)
-			raw_add_range(&p->objs[g->obj[ot]], t, e, 1);
-		else
-			raw_add_counter(p, "ranges.unattributed", 1);
+		if (i > 0) {
+			if (ot >= 0 && pf == ot)
+				raw_add_range(&p->objs[g->obj[ot]], t, e, 1);
+			else
+				raw_add_counter(p, "ranges.unattributed", 1);
+		}
+		pf = of;
+		e = f;
 	}
 	raw_round(g);
 }
@@ -357,7 +359,7 @@ int main(int argc, char **argv)
 		raw_set_meta(&raw, "event", "cycles:u");
 		snprintf(val, sizeof(val), "%d", PERIOD);
 		raw_set_meta(&raw, "sample_period", val);
-		raw_add_counter(&raw, CNT_SAMPLES, 0);
+		raw_add_counter(&raw, CNT_SAMPLES, g.samples);
 		raw_add_counter(&raw, CNT_LOST, 0);
 		rc = raw_write_file(&raw, raw_path);
 		raw_free(&raw);
