@@ -67,7 +67,8 @@ pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
 # The branch-record synthesizer (a ptrace tracer) for the LBR tests.
 include tests/lbrsynth/lbrsynth.mk
 # Synthesized branch-record samples as perf.data, for conversion benchmarks.
-LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c
+LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c \
+	      collector/buildid.c
 $(B)/bench/lbrgen: $(call obj,$(LBRGEN_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
 # Fuzz targets (tests/fuzz/README.md): make fuzzers, make fuzz [FUZZ_TIME=60]

@@ -1,6 +1,7 @@
 /* The random walk that synthesizes branch records: walk.h. */
 #include "walk.h"
 #include "../../lib/util.h"
+#include "../../collector/buildid.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -24,11 +25,14 @@ int elf_info(const char *file, struct elfinfo *ei)
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, nph;
+	uint32_t idlen;
 	int rc = -1;
 
 	memset(ei, 0, sizeof(*ei));
 	if (fd < 0)
 		return -1;
+	if (!buildid_read_fd(fd, ei->build_id, sizeof(ei->build_id), &idlen))
+		ei->build_id_len = idlen;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || elf_getphdrnum(elf, &nph))
@@ -54,15 +58,6 @@ int elf_info(const char *file, struct elfinfo *ei)
 			ei->plt[0][0] = sh.sh_addr, ei->plt[0][1] = sh.sh_addr + sh.sh_size;
 		if (name && !strcmp(name, ".plt.sec"))
 			ei->plt[1][0] = sh.sh_addr, ei->plt[1][1] = sh.sh_addr + sh.sh_size;
-		if (name && !strcmp(name, ".note.gnu.build-id") && sh.sh_size > 16 &&
-		    sh.sh_size - 16 <= sizeof(ei->build_id)) {
-			Elf_Data *d = elf_getdata(scn, NULL);
-
-			if (d && d->d_size == sh.sh_size) {
-				ei->build_id_len = sh.sh_size - 16;
-				memcpy(ei->build_id, (uint8_t *)d->d_buf + 16, ei->build_id_len);
-			}
-		}
 		if (sh.sh_type == SHT_SYMTAB) {
 			Elf_Data *d = elf_getdata(scn, NULL);
 			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
