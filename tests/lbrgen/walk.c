@@ -269,12 +269,18 @@ static const struct dinsn *decode(struct walker *w, uint64_t a)
 	return d;
 }
 
+/* xorshift64: the walk's own numbers (rng) and the stack samples' (rng2). */
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 static uint64_t rnd(struct walker *w)
 {
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return w->rng;
+	return xorshift(&w->rng);
 }
 
 static int chance(struct walker *w, unsigned percent)
@@ -285,14 +291,6 @@ static int chance(struct walker *w, unsigned percent)
 static uint64_t runtime(uint64_t a)
 {
 	return a >= WALK_EXT ? a : a + WALK_BASE;
-}
-
-static uint64_t rnd2(struct walker *w)
-{
-	w->rng2 ^= w->rng2 << 13;
-	w->rng2 ^= w->rng2 >> 7;
-	w->rng2 ^= w->rng2 << 17;
-	return w->rng2;
 }
 
 /* The instructions from a up to and with b, one after the other, when a..b
@@ -330,7 +328,7 @@ static void stack_sample(struct walker *w, uint64_t from)
 	if (w->pending_to >= WALK_EXT) {
 		ip = w->pending_to;	/* in the pretend libc */
 	} else if ((n = straight(w, w->pending_to, from, SIZE_MAX, &ip))) {
-		straight(w, w->pending_to, from, rnd2(w) % n, &ip);
+		straight(w, w->pending_to, from, xorshift(&w->rng2) % n, &ip);
 	}
 	for (int i = 0; i < w->depth; i++)
 		ret[i] = runtime(w->stack[w->depth - 1 - i].ret);
