@@ -1144,11 +1144,10 @@ static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
 	agg_add_batch(m, batch, nb);
 }
 
-/* bpf/record.bpf.c on_lbr_sample(): records newest first; each is a taken
- * branch, and [e[i].to, e[i-1].from] ran once between two of them. */
 /* The taken branches of a branch stack (newest first) and, with ranges,
- * the fall-through range from each branch's target to the next newer
- * branch's source (collector/record.c does the same in the kernel).  Each
+ * the fall-through range [e[i].to, e[i-1].from] from each branch's target
+ * to the next newer branch's source, which ran once between the two
+ * (bpf/record.bpf.c on_lbr_sample() does the same in the kernel).  Each
  * address is resolved once; the counts go in batches. */
 static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
 			 uint64_t nr, int ranges)
