@@ -195,6 +195,12 @@ void pw_finished_round(struct pwbuf *b)
 #define HEADER_BRANCH_STACK 15
 #define NAME_ALIGN 64		/* of HEADER_BUILD_ID's file names */
 
+/* A HEADER_BUILD_ID file name's bytes: with its NUL, padded. */
+static size_t name_size(const char *path)
+{
+	return (strlen(path) + 1 + NAME_ALIGN - 1) & ~(size_t)(NAME_ALIGN - 1);
+}
+
 void pw_features(struct pwbuf *b, uint64_t data_off, const struct pw_build_id *ids,
 		 size_t nids, uint64_t hdr[10])
 {
@@ -221,8 +227,7 @@ void pw_features_ex(struct pwbuf *b, uint64_t data_off,
 	if (nids) {
 		hdr[6] |= 1ULL << HEADER_BUILD_ID;
 		for (size_t i = 0; i < nids; i++)
-			size += 36 + ((strlen(ids[i].path) + 1 + NAME_ALIGN - 1) &
-				      ~(size_t)(NAME_ALIGN - 1));
+			size += 36 + name_size(ids[i].path);
 		pw_u64(b, at);
 		pw_u64(b, size);
 	}
@@ -234,8 +239,7 @@ void pw_features_ex(struct pwbuf *b, uint64_t data_off,
 	 * write_buildid): pid -1 (the host), 20 bytes of build-ID and its
 	 * size (PERF_RECORD_MISC_BUILD_ID_SIZE), the name padded to 64. */
 	for (size_t i = 0; i < nids; i++) {
-		size_t len = (strlen(ids[i].path) + 1 + NAME_ALIGN - 1) &
-			     ~(size_t)(NAME_ALIGN - 1);
+		size_t len = name_size(ids[i].path);
 		uint8_t id[24] = { 0 };
 
 		memcpy(id, ids[i].id, ids[i].len > 20 ? 20 : ids[i].len);
