@@ -21,6 +21,7 @@
  *                                               the time it took on stderr
  * Set LBR_KEEP=1 to keep the work directory (printed). */
 #include "check.h"
+#include "testutil.h"
 #include "../../convert/fstree.h"
 #include "../../convert/lbr.h"
 #include "../../convert/llvm_text.h"
@@ -272,17 +273,6 @@ static const char *ext_callee(void *arg, uint32_t obj, uint64_t off)
 	return n;
 }
 
-static char *text_of(struct fs_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	llvm_text_write(p, f);
-	fclose(f);
-	return buf;
-}
-
 /* lbr_add over raw's object of binary: the text profile (malloc'd). */
 static char *convert(const char *binary, const struct raw_profile *raw,
 		     lbr_callee_fn callee, struct lbr_stats *st, double *secs)
@@ -305,7 +295,7 @@ static char *convert(const char *binary, const struct raw_profile *raw,
 		fs_finish(&p);
 		if (secs)
 			*secs = now() - t0;
-		text = text_of(&p);
+		text = profile_text(&p);
 	}
 	fs_free(&p);
 	sym_close(s);
