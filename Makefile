@@ -25,7 +25,7 @@ RAW_SRC := raw/rawprof.c raw/rawio.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
 	   collector/unwind.c collector/unwind_fp.c collector/stacktab.c \
-	   collector/privdrop.c
+	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c

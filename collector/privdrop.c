@@ -24,19 +24,18 @@ static int last_cap(void)
 	return n;
 }
 
-int drop_privileges(int keep_chown)
+int drop_privileges(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
-	uint32_t keep = 1u << CAP_DAC_READ_SEARCH |	/* in word 0 */
-			(keep_chown ? 1u << CAP_CHOWN : 0);
+	uint32_t keep = 1u << CAP_DAC_READ_SEARCH;	/* in word 0 */
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return err("cannot set no_new_privs: %s", strerror(errno));
 	/* Needs CAP_SETPCAP, which a process with file capabilities may not
 	 * have: then the bounding set stays, and no_new_privs guards it. */
 	for (int c = 0; c <= last_cap(); c++)
-		if (c != CAP_DAC_READ_SEARCH && !(keep_chown && c == CAP_CHOWN))
+		if (c != CAP_DAC_READ_SEARCH)
 			prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (syscall(SYS_capget, &h, d))

@@ -9,9 +9,12 @@
 #include "record.skel.h"
 #include "dwarfcg.h"
 #include "mappings.h"
+#include "outwriter.h"
 #include "privdrop.h"
+#include "rate.h"
 #include "probe.h"
 #include "sideband.h"
+#include "target.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 #include "../version.h"
@@ -28,6 +31,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -40,12 +44,19 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 
 #define STACK_SIZE_DEFAULT 8192
 #define OPT_CALL_GRAPH 256	/* long options only */
-/* Hidden from --help, documented in pgoprof-record(1): map sizes, for
- * tests that force lost samples and for very many distinct stacks. */
+/* Map sizes, for very many distinct stacks (and tests that force lost
+ * samples). */
 #define OPT_MAX_STACKS 257
 #define OPT_RING_SIZE 258
+#define OPT_CHILDREN 259
 /* Above this share of samples lost, the summary warns (as convert does). */
 #define LOST_WARN_PERCENT 1.0
+/* Up to this rate (Hz) any machine keeps sampling's cost small; above it
+ * the cost is measured first (rate.c).  The kernel's cpu-clock timer fires
+ * at most every 10 us (kernel/events/core.c, perf_swevent_init_hrtimer). */
+#define RATE_UNMEASURED 1000
+#define RATE_PROBE 10000
+#define CPU_CLOCK_MIN_NS 10000
 /* The ring is read at least this often, and unwinding takes at most this
  * long before the ring is read again. */
 #define SERVE_MS 50
@@ -64,6 +75,8 @@ struct options {
 	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
 	uint32_t max_stacks;	/* --max-stacks: stack/counts map entries, 0 = default */
 	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
+	int freq_given;		/* -F was on the command line */
+	int children;		/* --children: -p's descendants too */
 };
 
 /* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
@@ -95,10 +108,12 @@ static void usage(FILE *f)
 "\n"
 "  -m, --mode MODE      auto (default: lbr if the CPU can, else stack),\n"
 "                       lbr (fail without branch records), or stack\n"
-"  -F, --freq HZ        samples per second per CPU (default 999)\n"
+"  -F, --freq HZ        samples per second per CPU (default 999); above\n"
+"                       1000 lowered to what keeps sampling under\n"
+"                       kernel.perf_cpu_time_max_percent of a CPU\n"
 "  -c, --period N       a sample every N events instead (cycles; AMD BRS:\n"
 "                       retired taken branches, which needs it; stack\n"
-"                       mode: nanoseconds of cpu-clock)\n"
+"                       mode: nanoseconds of cpu-clock, at least 10000)\n"
 "  --call-graph MODE    how stack mode walks user stacks: auto (default:\n"
 "                       the leaf by its CFI, then frame pointers in files\n"
 "                       that keep them and DWARF CFI elsewhere), fp (frame\n"
@@ -107,14 +122,19 @@ static void usage(FILE *f)
 "                       user stack per sample (default 8192, at most 65528)\n"
 "  -o, --output FILE    raw profile to write (default pgoprof.raw)\n"
 "  -p, --pid PID        profile a running process and its new children\n"
+"  --children           with -p: its children that exist already too\n"
 "  -a, --all-cpus       profile the whole system\n"
 "  -d, --duration SECS  stop after SECS seconds (default: when the\n"
-"                       command or PID ends, or on SIGINT/SIGTERM)\n"
+"                       command or PID ends, or on SIGINT/SIGTERM/SIGHUP)\n"
+"  --ring-size BYTES    DWARF stacks: the ring buffer (a power of two,\n"
+"                       e.g. 64M; default from -F and the CPUs)\n"
+"  --max-stacks N       fp stacks: entries of the kernel's stack maps\n"
 "  -q, --quiet          print only errors\n"
 "  -h, --help           this text\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
-"given to SUDO_UID and -p takes only that user's processes.  Exit status: 0 when the profile was\n"
+"written with the rights of SUDO_UID and -p takes only that user's\n"
+"processes.  Exit status: 0 when the profile was\n"
 "written; 1 on errors; 2 on bad usage; the COMMAND's status if it failed\n"
 "(the profile is written all the same).\n");
 }
@@ -137,10 +157,11 @@ static void parse_call_graph(const char *arg, struct options *o)
 	if (!comma)
 		return;
 	unsigned long n = strtoul(comma + 1, &end, 10);
-	if (*end || n == 0 || n > STACK_COPY_MAX - 8)
-		die(2, "--call-graph %s: SIZE is the bytes of stack to copy, 8 to %d",
+	/* Whole words: perf rounds up silently, which hides a typo. */
+	if (*end || n == 0 || n > STACK_COPY_MAX - 8 || n % 8)
+		die(2, "--call-graph %s: SIZE is the bytes of stack to copy, a multiple of 8 from 8 to %d",
 		    arg, STACK_COPY_MAX - 8);
-	o->stack_size = (unsigned)((n + 7) & ~7ul);	/* whole words, as perf */
+	o->stack_size = (unsigned)n;
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -157,6 +178,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -180,8 +202,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'F':
 			o->freq = strtoul(optarg, &end, 10);
-			if (*end || o->freq == 0 || o->freq > 100000)
-				die(2, "-F %s: give a frequency in Hz from 1 to 100000", optarg);
+			if (*end || o->freq == 0 || o->freq > rate_kernel_max())
+				die(2, "-F %s: give a frequency in Hz from 1 to %lu (kernel.perf_event_max_sample_rate)",
+				    optarg, rate_kernel_max());
+			o->freq_given = 1;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -201,6 +225,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case OPT_CHILDREN:
+			o->children = 1;
 			break;
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, o);
@@ -242,6 +269,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage(stderr);
 		die(2, "give exactly one of: a COMMAND after --, -p PID, or -a");
 	}
+	if (o->children && !o->pid)
+		die(2, "--children applies to -p (a COMMAND's children are always followed)");
+	if (o->freq_given && o->period)
+		die(2, "give -F (samples per second) or -c (events per sample), not both");
 	if (o->command && o->duration > 0)
 		die(2, "-d applies to -p and -a; a COMMAND is recorded until it ends");
 }
@@ -272,41 +303,37 @@ static void find_invoker(struct invoker *inv)
 
 /* Through sudo, -p takes only a process that the invoking user could
  * ptrace themselves: its real, effective and saved user IDs are theirs
- * (the user-ID part of ptrace's access check; see docs/threat-model.md). */
-static void check_pid_owner(const struct invoker *inv, pid_t pid)
+ * (the user-ID part of ptrace's access check; see docs/threat-model.md).
+ * Returns the first of those IDs that is not the user's, inv->uid when
+ * all are, or -1 after a message when /proc/PID/status cannot be read. */
+static long pid_other_owner(const struct invoker *inv, pid_t pid)
 {
 	char path[64], line[256];
 	unsigned long r, e, s;
-	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		die(1, "process %d does not exist", (int)pid);
+		return err("-p %d: cannot read %s: %s", (int)pid, path, strerror(errno));
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Uid: %lu %lu %lu", &r, &e, &s) == 3) {
-			found = 1;
-			break;
+			fclose(f);
+			return (long)(e != inv->uid ? e : r != inv->uid ? r : s);
 		}
 	fclose(f);
-	if (!found)
-		die(1, "cannot read the owner of process %d from %s", (int)pid, path);
-	if (r != inv->uid || e != inv->uid || s != inv->uid)
-		die(1, "-p %d: the process belongs to user %lu, not to user %lu who ran pgoprof-record through sudo (SUDO_UID): profile it as that user, or as root without sudo",
-		    (int)pid, e != inv->uid ? e : r != inv->uid ? r : s,
-		    (unsigned long)inv->uid);
+	return err("cannot read the owner of process %d from %s", (int)pid, path);
 }
 
-/* Refuse a symbolic link before recording rather than after: outfile_open
- * refuses it again at the end, when the file is written. */
-static void check_output_path(const char *path)
+static void check_pid_owner(const struct invoker *inv, pid_t pid)
 {
-	struct stat st;
+	long owner = pid_other_owner(inv, pid);
 
-	if (strcmp(path, "-") && !lstat(path, &st) && S_ISLNK(st.st_mode))
-		die(1, "refusing to write through the symbolic link %s: give its target (or -o - for standard output)",
-		    path);
+	if (owner < 0)
+		exit(1);
+	if (owner != (long)inv->uid)
+		die(1, "-p %d: the process belongs to user %ld, not to user %lu who ran pgoprof-record through sudo (SUDO_UID): profile it as that user, or as root without sudo",
+		    (int)pid, owner, (unsigned long)inv->uid);
 }
 
 /* CPUs listed in /sys/devices/system/cpu/online ("0-3,6"). */
@@ -346,8 +373,8 @@ static int online_cpus(int **cpus)
  * writing makes it exit 127. */
 static pid_t spawn_stopped(char **argv, int *go)
 {
+	pid_t parent = getpid(), pid;
 	int p[2];
-	pid_t pid;
 	char c;
 
 	if (pipe2(p, O_CLOEXEC))
@@ -357,10 +384,16 @@ static pid_t spawn_stopped(char **argv, int *go)
 		die(1, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(p[1]);
+		/* A recorder killed outright (SIGKILL, the OOM killer) cannot
+		 * stop the command: the kernel does.  A parent gone before the
+		 * prctl shows as a new parent. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: cannot run %s: %s\n", progname, argv[0],
 			strerror(errno));
@@ -388,10 +421,28 @@ struct collector {
 	struct dwarfcg cg;
 	struct raw_profile prof;
 	struct maptable maps;
+	struct outwriter out;	/* the file's writer, as the invoking user */
 	pid_t child;
 	int child_status;
+	pid_t *kids;		/* --children: -p's descendants at the start */
+	size_t nkids;
 	struct timespec t0;
 };
+
+/* --children: -p's descendants now; through sudo, the user's only (a
+ * child may be a setuid program). */
+static void find_kids(struct collector *c)
+{
+	size_t n = target_descendants(c->opt.pid, &c->kids), kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!c->inv.set || pid_other_owner(&c->inv, c->kids[i]) == (long)c->inv.uid)
+			c->kids[kept++] = c->kids[i];
+	if (kept < n)
+		warnx("--children: %zu of %zu children of process %d are not user %lu's (SUDO_UID): left out",
+		      n - kept, n, (int)c->opt.pid, (unsigned long)c->inv.uid);
+	c->nkids = kept;
+}
 
 /* One line on which mode is taken and why; an error when --mode lbr
  * cannot be honoured. */
@@ -406,7 +457,7 @@ static int choose_mode(struct collector *c)
 	c->mode = decide_mode(c->opt.mode, e, why, sizeof(why));
 	if (c->mode < 0)
 		return err("%s", why);
-	if (!c->opt.quiet || c->opt.mode == MODE_AUTO)
+	if (!c->opt.quiet)
 		fprintf(stderr, "%s: %s\n", progname, why);
 	return 0;
 }
@@ -463,6 +514,27 @@ static void configure_cg(struct collector *c)
 				 (uint32_t)libbpf_num_possible_cpus());
 }
 
+/* libbpf's own lines are kept and shown after pgoprof-record's message
+ * only where they help (a verifier log), not for missing privileges,
+ * which pgoprof-record says in one line. */
+static char libbpf_log[8192];
+static size_t libbpf_len;
+
+static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
+			    va_list ap)
+{
+	int n;
+
+	if (level == LIBBPF_DEBUG || libbpf_len >= sizeof(libbpf_log) - 1)
+		return 0;
+	n = vsnprintf(libbpf_log + libbpf_len, sizeof(libbpf_log) - libbpf_len, fmt, ap);
+	if (n > 0)
+		libbpf_len += (size_t)n;
+	if (libbpf_len > sizeof(libbpf_log) - 1)
+		libbpf_len = sizeof(libbpf_log) - 1;
+	return 0;
+}
+
 static int load_bpf(struct collector *c)
 {
 	int e;
@@ -477,7 +549,10 @@ static int load_bpf(struct collector *c)
 		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
 	}
 	configure_cg(c);
+	libbpf_set_print(keep_libbpf_line);
 	e = record_bpf__load(c->skel);
+	if (e && e != -EPERM && e != -EACCES && libbpf_len)
+		fprintf(stderr, "%s: libbpf said:\n%s", progname, libbpf_log);
 	if (e)
 		return err("the kernel refused the BPF program (%s): run as root or with CAP_BPF + CAP_PERFMON, on a kernel with BTF (CONFIG_DEBUG_INFO_BTF)",
 			   strerror(-e));
@@ -513,6 +588,74 @@ static void sampling_attr(const struct collector *c, struct perf_event_attr *a)
 		a->freq = 1;
 		a->sample_freq = c->opt.freq;
 	}
+}
+
+static unsigned long stack_rate(const struct collector *c)
+{
+	return c->opt.period ? (unsigned long)(1e9 / (double)c->opt.period) : c->opt.freq;
+}
+
+/* The share of a CPU that sampling at hz takes (rate.c). */
+static double busy_at(struct collector *c, struct bpf_program *prog,
+		      unsigned long hz)
+{
+	struct perf_event_attr a;
+
+	sampling_attr(c, &a);
+	a.freq = 0;
+	a.sample_period = 1000000000ul / hz;
+	return rate_measure_busy(prog, &a, c->cpus[0]);
+}
+
+/* Stack mode above RATE_UNMEASURED: lower the rate until sampling takes at
+ * most kernel.perf_cpu_time_max_percent of a CPU (half with DWARF stacks), as the kernel does for
+ * hardware events (LBR mode is left to the kernel).  The first measure is
+ * at RATE_PROBE at most and scaled up (a cost that saturates grows less
+ * than the rate: the estimate errs low); each lowered rate is measured
+ * again, since the cost need not be proportional to it. */
+static int limit_rate(struct collector *c)
+{
+	struct bpf_program *prog = c->use_cg ? c->skel->progs.on_stack_sample
+					     : c->skel->progs.on_sample;
+	unsigned long asked = stack_rate(c), hz, next;
+	unsigned kpct = rate_cpu_percent(), pct = kpct;
+	double busy, first;
+
+	/* The stack copies are unwound here, in user space, at about the
+	 * cost of the interrupt again: half the share for each. */
+	if (c->use_cg && pct < 100)
+		pct /= 2;
+
+	if (c->mode != MODE_STACK || asked <= RATE_UNMEASURED)
+		return 0;
+	hz = asked < RATE_PROBE ? asked : RATE_PROBE;
+	if ((busy = busy_at(c, prog, hz)) < 0)
+		return -1;
+	busy *= (double)asked / (double)hz;	/* at the rate asked */
+	first = busy;
+	hz = asked;
+	for (int step = 0; step < 4; step++) {
+		next = rate_within(asked, busy, pct);
+		if (next < RATE_UNMEASURED)
+			next = RATE_UNMEASURED;
+		if (next >= hz)
+			break;
+		hz = next;
+		if ((busy = busy_at(c, prog, hz)) < 0)
+			return -1;
+		busy *= (double)asked / (double)hz;
+	}
+	if (hz == asked)
+		return 0;
+	if (c->opt.period)
+		c->opt.period = 1000000000ull / hz;
+	else
+		c->opt.freq = hz;
+	if (!c->opt.quiet)
+		fprintf(stderr, "%s: sampling at %lu Hz would take about %.0f%% of each CPU here; lowered to %lu Hz (kernel.perf_cpu_time_max_percent = %u%s)\n",
+			progname, asked, 100.0 * first, hz, kpct,
+			pct != kpct ? ", halved: DWARF stacks are unwound here too" : "");
+	return 0;
 }
 
 static int open_sampling(struct collector *c)
@@ -565,7 +708,11 @@ static void scan_existing(struct collector *c)
 
 	if (c->opt.pid) {
 		if (maps_scan_proc(&c->maps, c->opt.pid))
-			die(1, "process %d does not exist", (int)c->opt.pid);
+			die(1, "-p %d: cannot read /proc/%d/maps: %s%s", (int)c->opt.pid,
+			    (int)c->opt.pid, strerror(errno), errno == EACCES ?
+			    " (another user's process: record it as root)" : "");
+		for (size_t i = 0; i < c->nkids; i++)
+			maps_scan_proc(&c->maps, c->kids[i]);	/* may have exited */
 		return;
 	}
 	if (!c->opt.all)
@@ -873,30 +1020,43 @@ static void report_unwinding(const struct collector *c)
 			(unsigned long long)c->cg.ends[UNWIND_COMPLETE], line);
 }
 
-/* raw_write_file, but the file goes to the user who ran us through sudo.
- * fchown on the temporary, before it is renamed into place: nothing can be
- * swapped in between.  Devices and FIFOs, written in place, keep their
- * owner. */
+/* The profile's bytes go to the writer, which has the invoking user's
+ * rights (outwriter.c); standard output is the caller's already. */
 static int write_output(struct collector *c)
 {
-	struct outfile o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
 
-	if (!c->inv.set || !strcmp(c->opt.output, "-"))
-		return raw_write_file(&c->prof, c->opt.output);
-	if (outfile_open(&o, c->opt.output))
-		return -1;
-	if (o.tmp && fchown(fileno(o.f), c->inv.uid, c->inv.gid)) {
-		int e = errno;
+	if (!strcmp(c->opt.output, "-"))
+		return raw_write_file(&c->prof, "-");
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return err("cannot write %s: %s", c->opt.output, strerror(errno));
+	rc = raw_write(&c->prof, f);
+	if (fclose(f) || rc) {
+		free(buf);
+		return err("cannot write %s: out of memory", c->opt.output);
+	}
+	rc = outwriter_commit(&c->out, buf, len);
+	free(buf);
+	return rc;
+}
 
-		outfile_abort(&o);
-		return err("cannot give %s to user %lu (SUDO_UID): %s", c->opt.output,
-			   (unsigned long)c->inv.uid, strerror(e));
-	}
-	if (raw_write(&c->prof, o.f)) {
-		outfile_abort(&o);
-		return err("cannot write %s", c->opt.output);
-	}
-	return outfile_commit(&o);
+/* An empty profile is said even with -q: a CI stage would build with it. */
+static void warn_empty(const struct collector *c)
+{
+	if (c->prof.nobjs)
+		return;
+	if (c->opt.pid)
+		warnx("warning: process %d%s gave no samples of user code: it was idle%s",
+		      (int)c->opt.pid, c->opt.children ? " and its children" : "",
+		      c->opt.children ? "" : ", or its children do the work (add --children to follow the ones it has)");
+	else
+		warnx("warning: no samples of user code were taken in %.1f s: %s",
+		      elapsed(c), c->opt.all ? "the system was idle" :
+		      "the command was idle or too short for the rate (raise -F)");
 }
 
 static void report(const struct collector *c)
@@ -934,19 +1094,30 @@ int main(int argc, char **argv)
 	progname = "pgoprof-record";
 	parse_options(argc, argv, &c.opt);
 	find_invoker(&c.inv);
+	if (c.opt.pid && target_check(c.opt.pid))
+		return 1;
 	if (c.inv.set && c.opt.pid)
 		check_pid_owner(&c.inv, c.opt.pid);
-	check_output_path(c.opt.output);
+	if (strcmp(c.opt.output, "-") &&
+	    outwriter_start(&c.out, c.opt.output, c.inv.uid, c.inv.gid, c.inv.set))
+		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal or ssh session */
 	raw_init(&c.prof);
 	maps_init(&c.maps, &c.prof);
 	c.ncpus = online_cpus(&c.cpus);
 	if (choose_mode(&c)) {
 		free(c.cpus);
+		outwriter_abort(&c.out);
 		return 1;
 	}
 	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
+	if (c.mode == MODE_STACK && c.opt.period && c.opt.period < CPU_CLOCK_MIN_NS) {
+		outwriter_abort(&c.out);
+		die(2, "-c %llu: in stack mode the period is nanoseconds of cpu-clock, at least %d (the kernel's timer fires at most every 10 us)",
+		    c.opt.period, CPU_CLOCK_MIN_NS);
+	}
 	if (c.opt.command)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
@@ -955,10 +1126,14 @@ int main(int argc, char **argv)
 		add_target(&c, c.child);
 	if (c.opt.pid)
 		add_target(&c, c.opt.pid);
+	if (c.opt.children)
+		find_kids(&c);
+	for (size_t i = 0; i < c.nkids; i++)
+		add_target(&c, c.kids[i]);
 	if (sideband_open(&c.sb, c.cpus, c.ncpus))
 		goto fail;
 	scan_existing(&c);
-	if (open_sampling(&c))
+	if (limit_rate(&c) || open_sampling(&c))
 		goto fail;
 	if (c.mode == MODE_LBR &&
 	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
@@ -972,7 +1147,7 @@ int main(int argc, char **argv)
 		goto fail;
 	/* Everything privileged is open; files of the target are parsed
 	 * (side-band build-IDs, the unwinder's ELF and CFI) only after. */
-	if (drop_privileges(c.inv.set))
+	if (drop_privileges())
 		goto fail;
 	set_meta(&c);
 	clock_gettime(CLOCK_MONOTONIC, &c.t0);
@@ -1013,12 +1188,15 @@ int main(int argc, char **argv)
 		rc = 1;
 	else if (!c.opt.quiet)
 		report(&c);
+	if (!rc)
+		warn_empty(&c);
 	goto out;
 fail:
 	rc = 1;
 	if (go >= 0)
 		close(go);	/* the command exits 127 without running */
 out:
+	outwriter_abort(&c.out);
 	close_sampling(&c);
 	if (c.use_cg)
 		dwarfcg_free(&c.cg);
@@ -1036,6 +1214,7 @@ out:
 	maps_free(&c.maps);
 	raw_free(&c.prof);
 	free(c.cpus);
+	free(c.kids);
 	/* Like time(1): a failed training run must fail the CI stage, even
 	 * though its samples were written. */
 	if (!rc && c.opt.command && WIFEXITED(c.child_status) &&

@@ -1,0 +1,39 @@
+/* pgoprof-record's output, written by a child process with the rights of
+ * the user who asked for it (docs/threat-model.md, "Output file"). */
+#ifndef PGOPROF_OUTWRITER_H
+#define PGOPROF_OUTWRITER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct outwriter {
+	pid_t pid;		/* the writer; 0 when not started */
+	int data;		/* to the writer: u64 length, then the bytes */
+	int status;		/* from the writer: one byte per step */
+};
+
+/* Fork the writer for PATH, before anything privileged is open, and wait
+ * until it has checked PATH: its directory is reached without following a
+ * symbolic link while the writer is root, the writer may create and remove
+ * a file there, and an existing file at PATH is not a link or directory
+ * and may be replaced.  as_user: the writer first becomes uid:gid (with
+ * that user's supplementary groups), as the sudo user is; else it keeps
+ * the caller's user ID and drops every capability but root's.  The writer
+ * ignores SIGINT, SIGTERM and SIGHUP (it exits when its pipe closes).
+ * Returns 0, or -1 after a message naming PATH (the writer prints it). */
+int outwriter_start(struct outwriter *w, const char *path, uid_t uid,
+		    gid_t gid, int as_user);
+
+/* Hand the whole file (len bytes) to the writer, which writes it to a
+ * temporary in PATH's directory and renames it over PATH (a device or FIFO
+ * is written in place).  When that fails (a full disk), it saves the bytes
+ * under $TMPDIR, /var/tmp or /tmp instead and says where.  Returns 0 when
+ * PATH was written, -1 otherwise (the writer has printed why).  The writer
+ * has exited when this returns. */
+int outwriter_commit(struct outwriter *w, const void *buf, size_t len);
+
+/* Stop the writer without a file; safe after a commit and when the writer
+ * was never started. */
+void outwriter_abort(struct outwriter *w);
+
+#endif

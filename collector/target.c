@@ -1,0 +1,85 @@
+/* -p PID: refuse what gives no samples before recording, and find the
+ * children that do a shell's or a launcher's work.  Interfaces: proc(5)
+ * /proc/PID/stat (fields 3 state and 9 flags), /proc/PID/task/TID/children. */
+#include "target.h"
+#include "../lib/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+int target_check(pid_t pid)
+{
+	char path[64], buf[1024], *close_paren, state;
+	unsigned long flags;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f && (errno == ENOENT || errno == ESRCH))
+		return err("-p %d: no such process", (int)pid);
+	if (!f)
+		return err("-p %d: cannot read %s: %s", (int)pid, path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The name (field 2) may hold spaces and parentheses: the fields
+	 * after it start after its last ')'. */
+	close_paren = strrchr(buf, ')');
+	if (!close_paren || sscanf(close_paren + 1, " %c %*d %*d %*d %*d %*d %lu",
+				   &state, &flags) != 2)
+		return err("-p %d: cannot parse %s", (int)pid, path);
+	*close_paren = '\0';
+	if (flags & PF_KTHREAD)
+		return err("-p %d (%s) is a kernel thread: pgoprof-record samples user space (use -a to see what the whole system runs)",
+			   (int)pid, strchr(buf, '(') ? strchr(buf, '(') + 1 : "?");
+	if (state == 'Z' || state == 'X')
+		return err("-p %d is a zombie (it has exited and its parent has not reaped it): no code runs in it",
+			   (int)pid);
+	return 0;
+}
+
+static void add_children(pid_t pid, pid_t **out, size_t *n, size_t *cap)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d))) {
+		char cpath[64 + sizeof(e->d_name) + 16];
+		FILE *f;
+		int child;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/children", path, e->d_name);
+		if (!(f = fopen(cpath, "re")))
+			continue;
+		while (fscanf(f, "%d", &child) == 1 && *n < 65536) {
+			grow(out, cap, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = (pid_t)child;
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
+size_t target_descendants(pid_t pid, pid_t **out)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	add_children(pid, out, &n, &cap);
+	/* Breadth first over the list as it grows; pids are unique in a
+	 * tree, so nothing is visited twice. */
+	for (size_t i = 0; i < n; i++)
+		add_children((*out)[i], out, &n, &cap);
+	return n;
+}
