@@ -112,18 +112,20 @@ check "-c 1 in stack mode: refused, the floor named (rc=$rc)" sh -c "test $rc -e
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 "$REC" -q -F $((max + 1)) -o "$D/fmax.raw" -- true 2>"$D/fmax.err"; rc=$?
 check "-F above kernel.perf_event_max_sample_rate ($max): refused (rc=$rc)" test $rc -eq 2
-# The highest rate accepted, on a program of about 1.5 s: it must end within
-# twice the program's own time (it froze this VM for minutes before).
-secs() { /usr/bin/time -f %e -o "$D/t" "$@" >/dev/null 2>&1; cat "$D/t"; }
-own=$(secs ./hot 2); own2=$(secs ./hot 2)
-own=$(echo "$own $own2" | awk '{ print ($1 < $2 ? $1 : $2) }')
+# The highest rate accepted, on a program of about 2 s: it must end within
+# twice the program's own time (it froze this VM for minutes before).  The
+# program's own time is taken just before and just after, and the slower
+# of the two counts: a machine that other work slows slows both.
+secs() { /usr/bin/time -f %e -o "$D/t" "$@" >/dev/null; tail -n 1 "$D/t"; }
 for cg in fp dwarf; do
-	/usr/bin/time -f %e -o "$D/t" timeout -s KILL 120 "$REC" -m stack --call-graph $cg \
-		-F "$max" -o "$D/fast-$cg.raw" -- ./hot 2 >/dev/null 2>"$D/fast-$cg.err"
-	took=$(tail -n 1 "$D/t")
+	own1=$(secs ./hot 3)
+	took=$(secs timeout -s KILL 120 "$REC" -m stack --call-graph $cg -F "$max" \
+		-o "$D/fast-$cg.raw" -- ./hot 3 2>"$D/fast-$cg.err")
+	own2=$(secs ./hot 3)
+	own=$(echo "$own1 $own2" | awk '{ print ($1 > $2 ? $1 : $2) }')
 	low=$(sed -n 's/.*lowered to \([0-9]*\) Hz.*/\1/p' "$D/fast-$cg.err")
 	freq=$("$PGOPROF" show "$D/fast-$cg.raw" | awk '$1 == "meta" && $2 == "sample_freq" { print $4 }')
-	check "--call-graph $cg -F $max: ends within 2x the program's own time (${took}s against ${own}s)" \
+	check "--call-graph $cg -F $max: ends within 2x the program's own time (${took}s against ${own1}s and ${own2}s)" \
 		awk -v a="$took" -v b="$own" 'BEGIN { exit !(a > 0 && a <= 2 * b) }'
 	check "--call-graph $cg -F $max: the profile's sample_freq is the rate used (${low:-not lowered}, meta $freq)" \
 		test "$freq" = "${low:-$max}"
