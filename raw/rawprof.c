@@ -102,6 +102,41 @@ int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
 	return -1;
 }
 
+/* Trailing zero bytes are padding: perf pads every build-ID to 20 bytes
+ * in HEADER_BUILD_ID when it writes no size (tools/perf/util/build-id.c,
+ * write_buildid; PERF_RECORD_MISC_BUILD_ID_SIZE came with perf 5.x). */
+static uint32_t unpadded(const uint8_t *id, uint32_t len)
+{
+	while (len && !id[len - 1])
+		len--;
+	return len;
+}
+
+int raw_same_build_id(const uint8_t *a, uint32_t alen, const uint8_t *b,
+		      uint32_t blen)
+{
+	uint32_t n;
+
+	if (alen == blen && !memcmp(a, b, alen))
+		return alen > 0;
+	alen = unpadded(a, alen);
+	blen = unpadded(b, blen);
+	n = alen < blen ? alen : blen;
+	return n >= RAW_BUILD_ID_MIN && !memcmp(a, b, n);
+}
+
+int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
+		     uint32_t len)
+{
+	int found = raw_find_object(p, build_id, len);
+
+	for (size_t i = 0; found < 0 && i < p->nobjs; i++)
+		if (raw_same_build_id(p->objs[i].build_id, p->objs[i].build_id_len,
+				      build_id, len))
+			found = (int)i;
+	return found;
+}
+
 uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len, const char *path)
 {

@@ -12,6 +12,7 @@
 #define RAW_MAGIC "PGORAW\0\0"
 #define RAW_VERSION 1
 #define RAW_BUILD_ID_MAX 64
+#define RAW_BUILD_ID_MIN 4	/* the shortest the notes allow (--build-id=0xHEX) */
 
 enum raw_section {
 	RAW_SEC_META = 1,	/* key/value strings */
@@ -107,9 +108,20 @@ uint64_t raw_get_counter(const struct raw_profile *p, const char *name);
  * Never fails. */
 uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len, const char *path);
-/* Index of the object with this build-ID, or -1. */
+/* Index of the object with this build-ID (the same length and bytes), or
+ * -1. */
 int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len);
+/* 1 when two build-IDs name the same file: equal, or one is the other
+ * zero-padded (perf's 20-byte HEADER_BUILD_ID without a size) or cut
+ * short (older perf keeps 20 bytes of a longer ID), in at least
+ * RAW_BUILD_ID_MIN bytes that are not padding.  Else 0. */
+int raw_same_build_id(const uint8_t *a, uint32_t alen, const uint8_t *b,
+		      uint32_t blen);
+/* The object of a binary with this build-ID: the exact one, else the
+ * first that raw_same_build_id() accepts; -1 if none. */
+int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
+		     uint32_t len);
 void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
 void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
 		  uint64_t callee_offset, uint64_t count);

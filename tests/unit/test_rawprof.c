@@ -234,8 +234,41 @@ static void test_branch_records(void)
 	raw_free(&m);
 }
 
+/* Build-IDs of any length: the padded and cut-short forms perf writes are
+ * the same ID; a different ID, or too short a common part, is not. */
+static void test_same_build_id(void)
+{
+	static const uint8_t fast[8] = { 0x57, 0x2a, 0xc7, 0x24, 0x87, 0xae, 0x19, 0x66 };
+	uint8_t padded[20] = { 0 }, sha256[32], cut[20], other[8];
+	struct raw_profile p;
+
+	memcpy(padded, fast, sizeof(fast));
+	for (int i = 0; i < 32; i++)
+		sha256[i] = (uint8_t)(0x80 + i);
+	memcpy(cut, sha256, sizeof(cut));
+	memcpy(other, fast, sizeof(other));
+	other[7] ^= 1;
+	CHECK(raw_same_build_id(fast, 8, fast, 8));
+	CHECK(raw_same_build_id(fast, 8, padded, 20));
+	CHECK(raw_same_build_id(padded, 20, fast, 8));
+	CHECK(raw_same_build_id(sha256, 32, cut, 20));
+	CHECK(!raw_same_build_id(fast, 8, other, 8));
+	CHECK(!raw_same_build_id(other, 8, padded, 20));
+	CHECK(!raw_same_build_id(fast, 3, fast, 8));	/* 3 bytes: too few */
+	CHECK(!raw_same_build_id(padded, 0, padded, 0));
+	raw_init(&p);
+	raw_object(&p, padded, 20, "/bin/fast");
+	raw_object(&p, sha256, 32, "/bin/long");
+	CHECK(raw_find_object(&p, fast, 8) == -1);
+	CHECK(raw_match_object(&p, fast, 8) == 0);
+	CHECK(raw_match_object(&p, cut, 20) == 1);
+	CHECK(raw_match_object(&p, other, 8) == -1);
+	raw_free(&p);
+}
+
 int main(void)
 {
+	RUN(test_same_build_id);
 	RUN(test_branch_records);
 	RUN(test_round_trip);
 	RUN(test_merge_exact);
