@@ -1,0 +1,42 @@
+#!/bin/sh
+# Messages that used to mislead: a weight above 2^64-1, counts that
+# saturate in a weighted merge.
+. "$(dirname "$0")/../lib.sh"
+
+need_root messages || exit 0
+build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
+mkdir -p "$WORK/messages" && cd "$WORK/messages" || exit 1
+rm -rf ./*
+"$PGOPROF" record -q -o hot.raw -- ../hot 1 >/dev/null 2>record.err ||
+	{ fail "record" "$(tail -n 2 record.err | tr '\n' ' ')"; exit 0; }
+
+# says NAME STATUS LINE COMMAND...: COMMAND exits with STATUS and prints
+# exactly LINE on stderr.
+says() {
+	name=$1 status=$2 line=$3; shift 3
+	"$@" >/dev/null 2>err.txt; rc=$?
+	if [ $rc = "$status" ] && [ "$(cat err.txt)" = "$line" ]; then pass "$name"
+	else fail "$name" "rc=$rc (want $status), said: $(cat err.txt | tr '\n' '|') want: $line"; fi
+}
+
+# --weight above 2^64-1: strtoull saturated it silently.
+says "merge -w above 2^64-1: refused" 2 \
+	"pgoprof merge: --weight hot.raw=18446744073709551616: N is above 2^64-1 (18446744073709551615), the largest count: give a smaller weight" \
+	"$PGOPROF" merge -w hot.raw=18446744073709551616 -o big.raw hot.raw
+check "merge -w above 2^64-1: no output" test ! -e big.raw
+
+# Counts that overflow: saturated at 2^64-1 (never wrapped), and said.
+says "raw merge: saturated counts are reported" 0 \
+	"pgoprof merge: warning: sat.raw: $(
+	"$PGOPROF" show hot.raw | awk '$1 == "counter" && $4 > 0 || $1 == "ip" || $1 == "edge" { n++ } END { print n }'
+	) counts reached 2^64-1 with the weights given and stopped there (saturated, not wrapped): their ratios to other counts are wrong; merge with smaller weights" \
+	"$PGOPROF" merge -w hot.raw=18446744073709551615 -o sat.raw hot.raw hot.raw
+check "raw merge: every IP count is 2^64-1" sh -c \
+	"'$PGOPROF' show sat.raw | awk '\$1 == \"ip\" && \$3 != \"18446744073709551615\" { bad = 1 } END { exit bad }'"
+says "raw merge without overflow: no warning" 0 "" \
+	"$PGOPROF" merge -w hot.raw=1000 -o ok.raw hot.raw hot.raw
+printf 'main:100:10\n 1: 50\n 2: 50 leaf:30\n' >p.txt
+says "profile merge: saturated counts are reported" 0 \
+	"pgoprof merge: warning: sat.txt: 5 counts reached 2^64-1 with the weights given and stopped there (saturated, not wrapped): their ratios to other counts are wrong; merge with smaller weights" \
+	"$PGOPROF" merge -w p.txt=4611686018427387904 -o sat.txt p.txt p.txt
+check "profile merge: saturated, not wrapped" grep -q '^main:18446744073709551615:18446744073709551615$' sat.txt
