@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* GNU extension: discriminator of an inlined call site (LLVM's
@@ -301,22 +302,31 @@ static int open_debug_file(struct symbolizer *s, const char *debug_path)
 	return 0;
 }
 
+/* A user-given ELF file: readable and a regular file (not a directory,
+ * which libdwfl calls an "invalid file descriptor", nor a FIFO that would
+ * block). */
+static int check_file(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) || access(path, R_OK))
+		return err("cannot open %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err("%s is a directory: give the ELF file", path);
+	if (!S_ISREG(st.st_mode))
+		return err("%s is not a regular file: give the ELF file", path);
+	return 0;
+}
+
 struct symbolizer *sym_open(const char *path, const char *debug_path,
 			    int need_dwarf)
 {
-	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	struct symbolizer *s;
 	Dwarf_Addr bias;
 
-	if (access(path, R_OK)) {
-		err("cannot open %s: %s", path, strerror(errno));
-		free(s);
+	if (check_file(path) || (debug_path && check_file(debug_path)))
 		return NULL;
-	}
-	if (debug_path && access(debug_path, R_OK)) {
-		err("cannot open %s: %s", debug_path, strerror(errno));
-		free(s);
-		return NULL;
-	}
+	s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl)

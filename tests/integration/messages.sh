@@ -1,6 +1,6 @@
 #!/bin/sh
 # Messages that used to mislead: a weight above 2^64-1, counts that
-# saturate in a weighted merge.
+# saturate in a weighted merge, a directory given as the ELF file.
 . "$(dirname "$0")/../lib.sh"
 
 need_root messages || exit 0
@@ -40,3 +40,15 @@ says "profile merge: saturated counts are reported" 0 \
 	"pgoprof merge: warning: sat.txt: 5 counts reached 2^64-1 with the weights given and stopped there (saturated, not wrapped): their ratios to other counts are wrong; merge with smaller weights" \
 	"$PGOPROF" merge -w p.txt=4611686018427387904 -o sat.txt p.txt p.txt
 check "profile merge: saturated, not wrapped" grep -q '^main:18446744073709551615:18446744073709551615$' sat.txt
+
+# A directory where the ELF file belongs: libdwfl said "invalid file
+# descriptor".
+mkdir -p dir
+says "convert --binary DIR" 1 "pgoprof convert: dir is a directory: give the ELF file" \
+	"$PGOPROF" convert hot.raw --binary dir -o out.prof
+says "convert --debug-binary DIR" 1 "pgoprof convert: dir is a directory: give the ELF file" \
+	"$PGOPROF" convert hot.raw --binary ../hot --debug-binary dir -o out.prof
+says "check --binary DIR" 1 "pgoprof check: dir is a directory: give the ELF file" \
+	"$PGOPROF" check --binary dir hot.raw
+says "show --binary DIR" 1 "pgoprof show: dir is a directory: give the ELF file" \
+	"$PGOPROF" show hot.raw --binary dir
