@@ -237,7 +237,7 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 
 	s->elf = dwfl_module_getelf(s->mod, &s->elf_bias);
 	if (!s->elf)
-		return err("%s: not a readable ELF file: %s", path, dwfl_errmsg(-1));
+		return err("%s: not a readable ELF file: %s (libdwfl)", path, dwfl_errmsg(-1));
 	idlen = dwelf_elf_gnu_build_id(s->elf, &id);
 	if (idlen > 0) {
 		s->build_id = id;
@@ -285,7 +285,7 @@ static int open_debug_file(struct symbolizer *s, const char *debug_path)
 	s->debug_dwfl = dwfl_begin(&callbacks);
 	m = s->debug_dwfl ? dwfl_report_offline(s->debug_dwfl, debug_path, debug_path, -1) : NULL;
 	if (!m || dwfl_report_end(s->debug_dwfl, NULL, NULL))
-		return err("%s: %s", debug_path, dwfl_errmsg(-1));
+		return err("%s: %s (libdwfl)", debug_path, dwfl_errmsg(-1));
 	elf = dwfl_module_getelf(m, &bias);
 	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
 	if (s->build_id && (len != (ssize_t)s->build_id_len ||
@@ -302,20 +302,31 @@ static int open_debug_file(struct symbolizer *s, const char *debug_path)
 	return 0;
 }
 
-/* A user-given ELF file: readable and a regular file (not a directory,
- * which libdwfl calls an "invalid file descriptor", nor a FIFO that would
- * block). */
+/* A user-given ELF file: readable, a regular file (not a directory, which
+ * libdwfl calls an "invalid file descriptor", nor a FIFO that would
+ * block), and sound in its structure (elf_check). */
 static int check_file(const char *path)
 {
 	struct stat st;
+	Elf *elf;
+	int fd, rc;
 
-	if (stat(path, &st) || access(path, R_OK))
+	if (stat(path, &st))
 		return err("cannot open %s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return err("%s is a directory: give the ELF file", path);
 	if (!S_ISREG(st.st_mode))
 		return err("%s is not a regular file: give the ELF file", path);
-	return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err("cannot open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	rc = elf ? elf_check(elf, path, (uint64_t)st.st_size) :
+		   err("%s: %s (libelf)", path, elf_errmsg(-1));
+	elf_end(elf);
+	close(fd);
+	return rc;
 }
 
 struct symbolizer *sym_open(const char *path, const char *debug_path,
@@ -352,7 +363,7 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 	}
 	return s;
 fail_msg:
-	err("%s: %s", path, dwfl_errmsg(-1));
+	err("%s: %s (libdwfl)", path, dwfl_errmsg(-1));
 fail:
 	sym_close(s);
 	return NULL;

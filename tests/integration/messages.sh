@@ -1,6 +1,7 @@
 #!/bin/sh
 # Messages that used to mislead: a weight above 2^64-1, counts that
-# saturate in a weighted merge, a directory given as the ELF file.
+# saturate in a weighted merge, a directory given as the ELF file, and
+# damaged ELF files (each message names the file and the damaged part).
 . "$(dirname "$0")/../lib.sh"
 
 need_root messages || exit 0
@@ -52,3 +53,31 @@ says "check --binary DIR" 1 "pgoprof check: dir is a directory: give the ELF fil
 	"$PGOPROF" check --binary dir hot.raw
 says "show --binary DIR" 1 "pgoprof show: dir is a directory: give the ELF file" \
 	"$PGOPROF" show hot.raw --binary dir
+
+# Damaged ELF files: the file and the damaged part, not libelf's bare
+# "invalid data" or a "no debug info" that sends the user to rebuild.
+# patch FILE OFFSET HEX: the bytes HEX written at OFFSET of FILE.
+patch() {
+	printf "$(echo "$3" | awk '
+	function nib(c) { return index("0123456789abcdef", c) - 1 }
+	{ for (i = 1; i < length($0); i += 2) printf "\\%03o", nib(substr($0, i, 1)) * 16 + nib(substr($0, i + 1, 1)) }')" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+# The file offset of section $2 of $1, in decimal.
+sec() { echo $((0x$(readelf -W -S "$1" | awk -v s="$2" '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == s { print $4; exit }'))); }
+# The number in the line of readelf -h FILE that starts with FIELD.
+header() { readelf -h "$1" | awk -F: -v f="$2" 'index($1, f) { split($2, a, " "); print a[1]; exit }'; }
+
+shoff=$(header ../hot "Start of section headers") shnum=$(header ../hot "Number of section headers")
+head -c 3000 ../hot >trunc
+says "truncated ELF: its section header table lies past the end" 1 \
+	"pgoprof convert: trunc: section header table: bytes $(printf '0x%x..0x%x' $shoff $((shoff + 64 * shnum))) lie past the end of the file (3000 bytes): truncated? give the whole ELF file" \
+	"$PGOPROF" convert hot.raw --binary trunc -o out.prof
+says "truncated ELF, show --binary" 1 \
+	"pgoprof show: trunc: section header table: bytes $(printf '0x%x..0x%x' $shoff $((shoff + 64 * shnum))) lie past the end of the file (3000 bytes): truncated? give the whole ELF file" \
+	"$PGOPROF" show hot.raw --binary trunc
+
+cp ../hot phdr && patch phdr 32 00000000ffff0000	# e_phoff
+says "ELF with a damaged e_phoff" 1 \
+	"pgoprof convert: phdr: program header table: bytes 0xffff00000000..$(printf '0x%x' $((0xffff00000000 + 56 * $(header ../hot "Number of program headers")))) lie past the end of the file ($(wc -c <../hot) bytes): truncated? give the whole ELF file" \
+	"$PGOPROF" convert hot.raw --binary phdr -o out.prof
