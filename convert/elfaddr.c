@@ -126,6 +126,28 @@ static int check_sections(Elf *elf, const GElf_Ehdr *eh, const char *path,
 	return 0;
 }
 
+int elf_check_compressed(Elf *elf, const char *path)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	char part[300];
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return elf_fail(path, "section header table");
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		snprintf(part, sizeof(part), "section %s: inflating it", name ? name : "?");
+		if (elf_compress(scn, 0, 0) < 0)
+			return elf_fail(path, part);
+	}
+	return 0;
+}
+
 int elf_check(Elf *elf, const char *path, uint64_t size)
 {
 	const unsigned char *id = (const unsigned char *)elf_rawfile(elf, NULL);

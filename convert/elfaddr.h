@@ -33,6 +33,14 @@ int elf_load_segments(Elf *elf, struct load_seg **segs);
  * "PATH: section 30: header: invalid data (libelf)"). */
 int elf_check(Elf *elf, const char *path, uint64_t size);
 
+/* Inflate every compressed section of elf (SHF_COMPRESSED, in memory:
+ * elf_compress in elfutils' elf_compress.c), which libdw skips without a
+ * word when it fails (libdw/dwarf_begin_elf.c check_section).  elf must be
+ * opened with ELF_C_READ_MMAP_PRIVATE or ELF_C_READ.  Slow for big debug
+ * sections: for explaining why libdw found no debug info.  Returns 0; or
+ * -1 after one line "PATH: section NAME: inflating it: MESSAGE (libelf)". */
+int elf_check_compressed(Elf *elf, const char *path);
+
 /* File offset -> ELF virtual address.  Returns 0, or -1 if no segment holds
  * the offset. */
 int offset_to_vaddr(const struct load_seg *segs, int n, uint64_t off,

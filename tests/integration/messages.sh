@@ -81,3 +81,20 @@ cp ../hot phdr && patch phdr 32 00000000ffff0000	# e_phoff
 says "ELF with a damaged e_phoff" 1 \
 	"pgoprof convert: phdr: program header table: bytes 0xffff00000000..$(printf '0x%x' $((0xffff00000000 + 56 * $(header ../hot "Number of program headers")))) lie past the end of the file ($(wc -c <../hot) bytes): truncated? give the whole ELF file" \
 	"$PGOPROF" convert hot.raw --binary phdr -o out.prof
+
+cp ../hot abbrev && patch abbrev "$(sec abbrev .debug_abbrev)" ffffffffffffffff
+says "ELF with damaged DWARF: the section and the DIE" 1 \
+	"pgoprof convert: abbrev: section .debug_info: the children of the DIE at offset 0xc: invalid DWARF (libdw): the debug info is damaged; rebuild, or pass an undamaged --debug-binary FILE" \
+	"$PGOPROF" convert hot.raw --binary abbrev -o out.prof
+
+cp ../hot lines && patch lines "$(sec lines .debug_line)" f0ffff7f
+"$PGOPROF" convert -q hot.raw --binary lines -o out.prof 2>err.txt
+check "ELF with a damaged line table: one warning names .debug_line: $(cat err.txt)" \
+	test "$(cat err.txt)" = "pgoprof convert: warning: lines: section .debug_line: the line table of the unit at .debug_info offset 0xc: invalid .debug_line section (libdw): the samples of its functions have no line"
+
+objcopy --compress-debug-sections=zlib ../hot zlib
+cp zlib inflate && patch inflate $(($(sec inflate .debug_info) + 24)) ffffffffffffffff
+says "ELF with a compressed section that does not inflate" 1 \
+	"pgoprof convert: inflate: section .debug_info: inflating it: cannot decompress data (libelf)" \
+	"$PGOPROF" convert hot.raw --binary inflate -o out.prof
+says "the same file undamaged converts" 0 "" "$PGOPROF" convert -q hot.raw --binary zlib -o out.prof
