@@ -4,6 +4,7 @@
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,36 @@ static void usage(FILE *f)
 		   "                        earlier) or llvm (llvm-profdata, clang)\n");
 }
 
+
+/* --weight FILE=N: N into *w and FILE (arg cut at the '=') into *file;
+ * exits with status 2 when N is not an integer from 1 to 2^64-1. */
+static void parse_weight(char *arg, char **file, uint64_t *w)
+{
+	char *eq = strrchr(arg, '='), *end;
+
+	if (!eq || !eq[1] || eq[1] == '-' || eq[1] == '+')
+		die(2, "--weight %s: give FILE=N with N a positive integer", arg);
+	errno = 0;
+	*w = strtoull(eq + 1, &end, 10);
+	if (*end || !*w)
+		die(2, "--weight %s: give FILE=N with N a positive integer", arg);
+	if (errno == ERANGE)
+		die(2, "--weight %s: N is above 2^64-1 (%llu), the largest count: give a smaller weight",
+		    arg, (unsigned long long)UINT64_MAX);
+	*eq = '\0';
+	*file = arg;
+}
+
+/* One line if counts of out saturated (n of them, from raw_saturated or
+ * fs_saturated): the sums and products of merge stop at 2^64-1. */
+static void report_saturated(size_t n, const char *out)
+{
+	if (n)
+		warnx("warning: %s: %zu count%s reached 2^64-1 with the weights given and "
+		      "stopped there (saturated, not wrapped): %s ratio%s to other counts "
+		      "%s wrong; merge with smaller weights", out, n, n == 1 ? "" : "s",
+		      n == 1 ? "its" : "their", n == 1 ? "" : "s", n == 1 ? "is" : "are");
+}
 
 static uint64_t weight_of(const char *file, char **wfile, uint64_t *wval, int nw)
 {
@@ -62,11 +93,16 @@ static int merge_profiles(char **files, int n, char **wfile, uint64_t *wval,
 		fs_free(&src);
 	}
 	if (!rc) {
+		size_t saturated;
+
 		fs_finish(&dst);
+		saturated = fs_saturated(&dst);	/* before scaling for GCC */
 		if (wo->format == FMT_NONE)
 			wo->format = first;
 		scale_for_format(&dst, wo);
 		rc = profile_write(&dst, wo, out) ? 1 : 0;
+		if (!rc)
+			report_saturated(saturated, out);
 	}
 	fs_free(&dst);
 	return rc;
@@ -92,19 +128,13 @@ int cmd_merge(int argc, char **argv)
 	struct raw_profile dst, src;
 
 	while ((c = getopt_long(argc, argv, "o:w:f:h", longopts, NULL)) != -1) {
-		char *eq, *end;
-
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
 		case 'w':
-			eq = strrchr(optarg, '=');
-			if (!eq || !eq[1] || eq[1] == '-' || eq[1] == '+' ||
-			    (wval[nw] = strtoull(eq + 1, &end, 10), *end) || !wval[nw])
-				die(2, "--weight %s: give FILE=N with N a positive integer", optarg);
-			*eq = '\0';
-			wfile[nw++] = optarg;
+			parse_weight(optarg, &wfile[nw], &wval[nw]);
+			nw++;
 			break;
 		case 'f':
 			wo.format = format_by_name(optarg);
@@ -161,6 +191,8 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!rc && raw_write_file(&dst, out))
 		rc = 1;
+	if (!rc)
+		report_saturated(raw_saturated(&dst), out);
 	raw_free(&dst);
 done:
 	free(wfile);

@@ -251,6 +251,29 @@ size_t fs_drop_zero_totals(struct fs_profile *p)
 	return dropped;
 }
 
+static size_t node_saturated(const struct fsamples *f)
+{
+	size_t n = (f->head == UINT64_MAX) + (f->total == UINT64_MAX);
+
+	for (size_t i = 0; i < f->nbody; i++) {
+		n += f->body[i].count == UINT64_MAX;
+		for (size_t j = 0; j < f->body[i].ntargets; j++)
+			n += f->body[i].targets[j].count == UINT64_MAX;
+	}
+	for (size_t i = 0; i < f->ncs; i++)
+		n += node_saturated(f->cs[i].callee);
+	return n;
+}
+
+size_t fs_saturated(const struct fs_profile *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nfuncs; i++)
+		n += node_saturated(p->funcs[i]);
+	return n;
+}
+
 static uint64_t node_max(const struct fsamples *f)
 {
 	uint64_t m = 0;

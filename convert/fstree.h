@@ -75,6 +75,12 @@ void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
  * no profile at all.  Returns how many were removed. */
 size_t fs_drop_zero_totals(struct fs_profile *p);
 
+/* How many counts of p (head, totals, body counts, call targets, at any
+ * depth) are at UINT64_MAX: saturated by a weight or a sum (fs_merge,
+ * fs_finish) instead of wrapping, or read so.  0 means every count is
+ * exact. */
+size_t fs_saturated(const struct fs_profile *p);
+
 /* The largest body count of p (any depth). */
 uint64_t fs_max_count(const struct fs_profile *p);
 /* Multiply every count (body, targets, head, totals) by num/den, rounding

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* GNU extension: discriminator of an inlined call site (LLVM's
@@ -119,7 +120,23 @@ struct symbolizer {
 	const struct func *last_f;
 	uint64_t last_lo, last_hi;
 	struct sym_result last;
+	/* The file of the DWARF (the binary, --debug-binary or the file
+	 * libdwfl found), and the first error libdw gave in reading it. */
+	const char *dwarf_path;
+	char dwarf_err[256];
+	int lines_warned;
 };
+
+/* Keep the first DWARF error: "section SECTION: WHAT at offset 0xOFF:
+ * libdw's message (libdw)". */
+static void dwarf_problem(struct symbolizer *s, const char *section,
+			  const char *what, uint64_t off)
+{
+	if (!s->dwarf_err[0])
+		snprintf(s->dwarf_err, sizeof(s->dwarf_err),
+			 "section %s: %s at offset 0x%llx: %s (libdw)", section,
+			 what, (unsigned long long)off, dwarf_errmsg(-1));
+}
 
 /* A .gnu_debuglink is a file name, never a path: a crafted binary naming
  * "../../dev/zero" would make the standard search read forever (it checks
@@ -170,6 +187,9 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 			entry = lo;
 		any = 1;
 	}
+	if (off < 0)
+		dwarf_problem(s, ".debug_info", "the address ranges of the function DIE",
+			      dwarf_dieoffset(die));
 	if (!any)
 		return;
 	/* elfutils 0.188's dwarf_entrypc fails on DW_AT_ranges alone. */
@@ -187,9 +207,15 @@ static void index_children(struct symbolizer *s, Dwarf_Die *parent, int clang,
 			   int depth)
 {
 	Dwarf_Die d;
+	int rc;
 
-	if (depth > 16 || dwarf_child(parent, &d) != 0)
+	if (depth > 16 || (rc = dwarf_child(parent, &d)) > 0)
 		return;
+	if (rc < 0) {
+		dwarf_problem(s, ".debug_info", "the children of the DIE",
+			      dwarf_dieoffset(parent));
+		return;
+	}
 	do {
 		switch (dwarf_tag(&d)) {
 		case DW_TAG_subprogram:
@@ -201,7 +227,10 @@ static void index_children(struct symbolizer *s, Dwarf_Die *parent, int clang,
 			index_children(s, &d, clang, depth + 1);
 			break;
 		}
-	} while (dwarf_siblingof(&d, &d) == 0);
+	} while ((rc = dwarf_siblingof(&d, &d)) == 0);
+	if (rc < 0)
+		dwarf_problem(s, ".debug_info", "the DIE after the one",
+			      dwarf_dieoffset(&d));
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -216,15 +245,20 @@ static void build_index(struct symbolizer *s)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Die cu;
+	int rc;
 
-	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	while ((rc = dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL)) == 0) {
 		if (dwarf_offdie(s->dw, off + hsize, &cu)) {
 			grow(&s->cus, &s->cap_cus, s->ncus + 1, sizeof(*s->cus));
 			s->cus[s->ncus++] = (struct cu_lines){ .die = dwarf_dieoffset(&cu) };
 			index_children(s, &cu, is_clang(&cu), 0);
+		} else {
+			dwarf_problem(s, ".debug_info", "the DIE of the unit", off + hsize);
 		}
 		off = next;
 	}
+	if (rc < 0)
+		dwarf_problem(s, ".debug_info", "the header of the unit", off);
 	sort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
 }
 
@@ -236,7 +270,7 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 
 	s->elf = dwfl_module_getelf(s->mod, &s->elf_bias);
 	if (!s->elf)
-		return err("%s: not a readable ELF file: %s", path, dwfl_errmsg(-1));
+		return err("%s: not a readable ELF file: %s (libdwfl)", path, dwfl_errmsg(-1));
 	idlen = dwelf_elf_gnu_build_id(s->elf, &id);
 	if (idlen > 0) {
 		s->build_id = id;
@@ -284,7 +318,7 @@ static int open_debug_file(struct symbolizer *s, const char *debug_path)
 	s->debug_dwfl = dwfl_begin(&callbacks);
 	m = s->debug_dwfl ? dwfl_report_offline(s->debug_dwfl, debug_path, debug_path, -1) : NULL;
 	if (!m || dwfl_report_end(s->debug_dwfl, NULL, NULL))
-		return err("%s: %s", debug_path, dwfl_errmsg(-1));
+		return err("%s: %s (libdwfl)", debug_path, dwfl_errmsg(-1));
 	elf = dwfl_module_getelf(m, &bias);
 	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
 	if (s->build_id && (len != (ssize_t)s->build_id_len ||
@@ -301,22 +335,70 @@ static int open_debug_file(struct symbolizer *s, const char *debug_path)
 	return 0;
 }
 
+/* A user-given ELF file: readable, a regular file (not a directory, which
+ * libdwfl calls an "invalid file descriptor", nor a FIFO that would
+ * block), and sound in its structure (elf_check); deep: its compressed
+ * sections inflate too (elf_check_compressed). */
+static int check_file(const char *path, int deep)
+{
+	struct stat st;
+	Elf *elf;
+	int fd, rc;
+
+	if (stat(path, &st))
+		return err("cannot open %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err("%s is a directory: give the ELF file", path);
+	if (!S_ISREG(st.st_mode))
+		return err("%s is not a regular file: give the ELF file", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err("cannot open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	rc = elf ? elf_check(elf, path, (uint64_t)st.st_size) :
+		   err("%s: %s (libelf)", path, elf_errmsg(-1));
+	if (!rc && deep)
+		rc = elf_check_compressed(elf, path);
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+/* Why need_dwarf fails: a DWARF error, else a compressed section that did
+ * not inflate, else no debug info.  One line. */
+static void no_dwarf(struct symbolizer *s)
+{
+	if (s->dwarf_err[0])
+		err("%s: %s: the debug info is damaged; rebuild, or pass an undamaged --debug-binary FILE",
+		    s->dwarf_path, s->dwarf_err);
+	else if (!check_file(s->dwarf_path, 1))
+		err("%s: no debug info%s: build with -g, or pass --debug-binary FILE",
+		    s->dwarf_path, s->dw ? " with functions" : "");
+}
+
+/* The file that holds the DWARF: --debug-binary, else the one libdwfl
+ * found (.gnu_debuglink, /usr/lib/debug), else the binary. */
+static const char *dwarf_file(struct symbolizer *s, const char *debug_path)
+{
+	const char *debugfile = NULL;
+
+	if (debug_path)
+		return debug_path;
+	if (s->dw)
+		dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	return debugfile ? debugfile : s->path;
+}
+
 struct symbolizer *sym_open(const char *path, const char *debug_path,
 			    int need_dwarf)
 {
-	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	struct symbolizer *s;
 	Dwarf_Addr bias;
 
-	if (access(path, R_OK)) {
-		err("cannot open %s: %s", path, strerror(errno));
-		free(s);
+	if (check_file(path, 0) || (debug_path && check_file(debug_path, 0)))
 		return NULL;
-	}
-	if (debug_path && access(debug_path, R_OK)) {
-		err("cannot open %s: %s", debug_path, strerror(errno));
-		free(s);
-		return NULL;
-	}
+	s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl)
@@ -332,17 +414,19 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 	} else {
 		s->dw = dwfl_module_getdwarf(s->mod, &bias);
 	}
+	s->dwarf_path = dwarf_file(s, debug_path);
 	if (s->dw)
 		build_index(s);
 	if (need_dwarf && (!s->dw || !s->nranges)) {
-		err("%s: no debug info%s: build with -g, or pass --debug-binary FILE",
-		    debug_path ? debug_path : path,
-		    s->dw ? " with functions" : "");
+		no_dwarf(s);
 		goto fail;
 	}
+	if (s->dwarf_err[0])
+		warnx("warning: %s: %s: the functions there have no debug info",
+		      s->dwarf_path, s->dwarf_err);
 	return s;
 fail_msg:
-	err("%s: %s", path, dwfl_errmsg(-1));
+	err("%s: %s (libdwfl)", path, dwfl_errmsg(-1));
 fail:
 	sym_close(s);
 	return NULL;
@@ -572,6 +656,15 @@ static long inl_child(const struct inl_tree *t, uint32_t k, uint64_t addr,
 	return -1;
 }
 
+/* A line table that libdw cannot read: one warning for the first. */
+static void lines_problem(struct symbolizer *s, Dwarf_Off cu)
+{
+	if (s->lines_warned++)
+		return;
+	warnx("warning: %s: section .debug_line: the line table of the unit at .debug_info offset 0x%llx: %s (libdw): the samples of its functions have no line",
+	      s->dwarf_path, (unsigned long long)cu, dwarf_errmsg(-1));
+}
+
 /* The line table of CU i; NULL if it has none. */
 static struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 {
@@ -579,11 +672,15 @@ static struct cu_lines *cu_lines(struct symbolizer *s, uint32_t i)
 	Dwarf_Lines *lines;
 	size_t nlines;
 	Dwarf_Die cu;
+	int rc = -1;
 
 	if (c->state == 0) {
 		c->state = -1;
 		if (dwarf_offdie(s->dw, c->die, &cu) &&
-		    !dwarf_getsrclines(&cu, &lines, &nlines) && nlines) {
+		    (rc = dwarf_getsrclines(&cu, &lines, &nlines)) &&
+		    dwarf_hasattr(&cu, DW_AT_stmt_list))
+			lines_problem(s, c->die);
+		if (!rc && nlines) {
 			c->addr = xmalloc(nlines * sizeof(*c->addr));
 			c->row = xmalloc(nlines * sizeof(*c->row));
 			for (size_t k = 0; k < nlines; k++) {

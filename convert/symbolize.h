@@ -40,7 +40,12 @@ struct symbolizer;
 /* Open binary (and its debug info: debug_path if given, else the binary's
  * own .debug_info, else .gnu_debuglink or /usr/lib/debug/.build-id/).
  * need_dwarf: fail when no debug info is found.  Returns NULL after a
- * one-line message naming the file and the fix. */
+ * one-line message naming the file and the fix: also for a directory or
+ * another file that is not regular, and for a damaged file, with the part
+ * (elf_check in elfaddr.h), the DWARF section and offset (libdw's error),
+ * or the compressed section that does not inflate.  DWARF that libdw
+ * cannot read after some functions were read is a warning line, and so is
+ * the first line table that it cannot read (at the first look-up). */
 struct symbolizer *sym_open(const char *path, const char *debug_path,
 			    int need_dwarf);
 void sym_close(struct symbolizer *s);

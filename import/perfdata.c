@@ -98,6 +98,18 @@ enum {	/* feature bits */
 #define EVENT_UPDATE_NAME 2
 #define NO_TIME UINT64_MAX
 
+/* The user registers of --call-graph dwarf samples are unwound in x86-64's
+ * layout only (collector/unwind.c unwind_regs_from_perf: enum
+ * perf_event_x86_regs, arch/x86/include/uapi/asm/perf_regs.h).  A
+ * sample's abi (PERF_SAMPLE_REGS_ABI_*, include/uapi/linux/perf_event.h)
+ * is 64 for a 64-bit process; an x86-64 sample_regs_user sets no bit of
+ * 24..31 (its registers end at PERF_REG_X86_64_MAX, 24; the XMM registers
+ * start at 32), while arm64's 33 registers, riscv's 32 and powerpc's set
+ * them (arch/ARCH/include/uapi/asm/perf_regs.h). */
+#define REGS_ARCH "x86_64"	/* uname -m, as perf writes HEADER_ARCH */
+#define REGS_ABI_64 2
+#define REGS_NOT_X86_64 0xff000000ULL
+
 /* ---- the importer ---- */
 
 struct pattr {
@@ -194,6 +206,8 @@ struct imp {
 	struct unwinder *uw;
 	uint64_t unwind_ends[UNWIND_END_MAX];
 	uint64_t unwound;
+	/* ... but not those of another architecture or a 32-bit process */
+	uint64_t foreign_regs, regs32, foreign_mask;
 };
 
 static uint32_t get32(const uint8_t *p)
@@ -1205,6 +1219,67 @@ static uint64_t read_size(const struct pattr *a, struct rbuf *r)
 	return fixed + nr * per;
 }
 
+/* Are the user registers of a sample of a (abi: the sample's
+ * PERF_SAMPLE_REGS_ABI) in another layout than x86-64's?  Counts them by
+ * why: another architecture (HEADER_ARCH, else the register mask), or a
+ * 32-bit process. */
+static int regs_foreign(struct imp *m, const struct pattr *a, uint64_t abi)
+{
+	if ((m->arch && strcmp(m->arch, REGS_ARCH)) ||
+	    (a->regs_user & REGS_NOT_X86_64)) {
+		m->foreign_regs++;
+		if (!m->foreign_mask)
+			m->foreign_mask = a->regs_user;
+		return 1;
+	}
+	if (abi != REGS_ABI_64) {
+		m->regs32++;
+		return 1;
+	}
+	return 0;
+}
+
+/* One line for the samples whose registers regs_foreign() refused. */
+static void report_foreign_regs(const struct imp *m)
+{
+	static const char kept[] = "their IP samples and call chains are kept";
+
+	if (m->foreign_regs && m->arch && strcmp(m->arch, REGS_ARCH))
+		warnx("%s was recorded on %s: the user registers of its %" PRIu64
+		      " --call-graph dwarf samples are not unwound here (" REGS_ARCH " only); %s",
+		      m->name, m->arch, m->foreign_regs, kept);
+	else if (m->foreign_regs)
+		warnx("%s was recorded on another architecture than " REGS_ARCH
+		      " (sample_regs_user 0x%" PRIx64 "): the user registers of its %" PRIu64
+		      " --call-graph dwarf samples are not unwound here; %s",
+		      m->name, m->foreign_mask, m->foreign_regs, kept);
+	if (m->regs32)
+		warnx("%s: the user registers of %" PRIu64 " --call-graph dwarf samples of 32-bit processes "
+		      "are not unwound here (" REGS_ARCH " only); %s", m->name, m->regs32, kept);
+}
+
+/* The copy of the user stack in s, with the nregs user registers at regs
+ * (perf's order, the bits of mask), unwound into ips[MAX_STACK_DEPTH]:
+ * the number of frames. */
+static size_t unwind_user(struct imp *m, struct unwind_sample *s,
+			  uint64_t mask, const uint8_t *regs, uint64_t nregs,
+			  uint64_t *ips)
+{
+	uint64_t vals[64];
+	enum unwind_end end;
+	size_t n;
+
+	for (uint64_t i = 0; i < nregs; i++)
+		vals[i] = get64(regs + 8 * i);
+	unwind_regs_from_perf(s, mask, vals);
+	if (!m->uw)
+		m->uw = unwind_new(UNWIND_DWARF, locate, m);
+	n = unwind_stack(m->uw, s, ips, MAX_STACK_DEPTH, &end);
+	m->unwind_ends[end]++;
+	m->unwound++;
+	return n;
+}
+
 static void do_sample(struct imp *m, const struct rec *rc)
 {
 	int ai = attr_of(m, rc->off, rc->size, rc->type);
@@ -1327,24 +1402,16 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		break;
 	}
 	if (!nips && regs && (st & S_STACK_USER)) {
-		/* dwarf mode: unwind the stack copy as pgoprof-record does */
+		/* dwarf mode: unwound as pgoprof-record does, or the IP alone */
 		struct unwind_sample s = {
 			.pid = (pid_t)pid,
 			.tid = (pid_t)tid,
 			.stack = ustack,
 			.stack_len = (size_t)dyn_size,
 		};
-		uint64_t vals[64];
-		enum unwind_end end;
 
-		for (uint64_t i = 0; i < nregs; i++)
-			vals[i] = get64(regs + 8 * i);
-		unwind_regs_from_perf(&s, a->regs_user, vals);
-		if (!m->uw)
-			m->uw = unwind_new(UNWIND_DWARF, locate, m);
-		nips = unwind_stack(m->uw, &s, ips, MAX_STACK_DEPTH, &end);
-		m->unwind_ends[end]++;
-		m->unwound++;
+		if (!regs_foreign(m, a, abi))
+			nips = unwind_user(m, &s, a->regs_user, regs, nregs, ips);
 	} else if (st & S_STACK_USER) {
 		m->dwarf_stacks++;	/* no user registers: the IP only */
 	}
@@ -1763,6 +1830,9 @@ static void set_counters(struct imp *m)
 		raw_add_counter(p, "import.other_event_samples", m->other_samples);
 	if (m->dwarf_stacks)
 		raw_add_counter(p, "import.user_stack_not_unwound", m->dwarf_stacks);
+	if (m->foreign_regs + m->regs32)
+		raw_add_counter(p, "import.user_regs_foreign_arch",
+				m->foreign_regs + m->regs32);
 	if (m->call_stack_lbr)
 		raw_add_counter(p, "import.lbr_call_stack_not_used", m->call_stack_lbr);
 	/* As pgoprof-record --call-graph dwarf: why each unwind ended. */
@@ -1898,6 +1968,7 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	unwind_free(m.uw);
 	m.uw = NULL;
 	agg_emit(&m);
+	report_foreign_regs(&m);
 	set_meta(&m);
 	set_counters(&m);
 	raw_drop_empty_objects(p);

@@ -35,7 +35,11 @@
  * edges/branches/ranges.unattributed, duration_ms; and import.*:
  * unknown_records (skipped), unknown_event_id, other_event_samples
  * (--event), build_id_from_file (objects), user_stack_not_unwound
- * (--call-graph dwarf samples without user registers: IP only); and, for
+ * (--call-graph dwarf samples without user registers: IP only),
+ * user_regs_foreign_arch (--call-graph dwarf samples whose registers are
+ * not x86-64's, which alone are unwound: HEADER_ARCH is not "x86_64", or
+ * sample_regs_user has bits x86-64 never sets, or a 32-bit process; IP
+ * only, and one line on stderr says so); and, for
  * --call-graph dwarf, unwind.<reason> (unwind_end_name[]) as pgoprof-record
  * counts them; lbr_call_stack_not_used (--call-graph
  * lbr), branch_filter_no_ranges (-j with a filter: branches, no ranges),

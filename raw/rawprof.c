@@ -437,6 +437,27 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	raw_normalize(dst);
 }
 
+size_t raw_saturated(const struct raw_profile *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ncounters; i++)
+		n += p->counters[i].value == UINT64_MAX;
+	for (size_t i = 0; i < p->nobjs; i++) {
+		const struct raw_object *o = &p->objs[i];
+
+		for (size_t j = 0; j < o->nips; j++)
+			n += o->ips[j].count == UINT64_MAX;
+		for (size_t j = 0; j < o->nedges; j++)
+			n += o->edges[j].count == UINT64_MAX;
+		for (size_t j = 0; j < o->nranges; j++)
+			n += o->ranges[j].count == UINT64_MAX;
+		for (size_t j = 0; j < o->nbranches; j++)
+			n += o->branches[j].count == UINT64_MAX;
+	}
+	return n;
+}
+
 void raw_print(const struct raw_profile *p, FILE *f)
 {
 	char hex[2 * RAW_BUILD_ID_MAX + 1];

@@ -144,6 +144,11 @@ void raw_drop_empty_objects(struct raw_profile *p);
  * count of src.  Exact: merge(A, B) has the sums of the counts of A and B. */
 void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	       uint64_t weight);
+/* How many counts of p (counters, IP, edge, range and branch counts) are
+ * at UINT64_MAX: saturated by a weight or a sum (raw_merge,
+ * raw_normalize) instead of wrapping, or read so.  0 means every count is
+ * exact. */
+size_t raw_saturated(const struct raw_profile *p);
 
 /* Write p (normalized first) to f.  Returns 0, or -1 on a write error. */
 int raw_write(struct raw_profile *p, FILE *f);

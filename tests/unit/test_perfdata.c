@@ -1039,8 +1039,8 @@ static void test_unfinished_file(void)
 /* --call-graph dwarf samples (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER)
  * go to the unwinder: its end reasons are counted as unwind.*, the leaf
  * stays an IP sample; a sample without user registers keeps its IP only. */
-static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
-			 uint64_t size_field)
+static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
+			      size_t stack, uint64_t size_field)
 {
 	size_t at = rec_begin(f, 9, MISC_USER);
 
@@ -1049,9 +1049,11 @@ static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
 	wb_u32(&f->data, 100);
 	wb_u64(&f->data, 20);			/* time */
 	wb_u64(&f->data, abi);
-	if (abi) {	/* bits 7 (sp) and 8 (ip), in bit order */
+	if (abi) {	/* x86-64: bits 7 (sp) and 8 (ip), in bit order */
 		wb_u64(&f->data, 0x7ffc00001000ULL);
 		wb_u64(&f->data, 0x555555554100ULL);
+		for (int i = 2; i < nregs; i++)
+			wb_u64(&f->data, 0);
 	}
 	wb_u64(&f->data, size_field);
 	for (size_t i = 0; i < stack; i++)
@@ -1061,6 +1063,37 @@ static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
 	rec_end(f, at);
 }
 
+static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
+			 uint64_t size_field)
+{
+	dwarf_sample_regs(f, abi, 2, stack, size_field);
+}
+
+/* A --call-graph dwarf file (sample_regs_user mask, HEADER_ARCH arch
+ * unless NULL) with the mapping of /nonexistent/prog, whose samples
+ * dwarf_sample() writes next. */
+static void dwarf_file(struct tfile *f, uint64_t mask, const char *arch)
+{
+	struct tattr *a;
+
+	tf_init(f);
+	a = tf_attr(f, 1, 0, S_IP | S_TID | S_TIME | S_REGS_USER | S_STACK_USER,
+		    A_SAMPLE_ID_ALL | A_BUILD_ID);
+	a->regs = mask;
+	if (arch)
+		feat_string(f, 6, arch);
+	t_mmap2(f, 0, 100, 0x555555554000ULL, 0x2000, 0x1000, EXE, 20, 5,
+		"/nonexistent/prog", 11);
+}
+
+/* The three dwarf_sample()s of a dwarf_file() became IP samples. */
+static int ips_kept(const struct raw_profile *p)
+{
+	return p->nobjs == 1 && p->objs[0].nips == 1 &&
+	       p->objs[0].ips[0].offset == 0x1100 && p->objs[0].ips[0].count == 3 &&
+	       invariant_holds(p);
+}
+
 static void test_dwarf_stacks(void)
 {
 	struct tfile f;
@@ -1068,12 +1101,7 @@ static void test_dwarf_stacks(void)
 	struct raw_profile p;
 	struct tattr *a;
 
-	tf_init(&f);
-	a = tf_attr(&f, 1, 0, S_IP | S_TID | S_TIME | S_REGS_USER | S_STACK_USER,
-		    A_SAMPLE_ID_ALL | A_BUILD_ID);
-	a->regs = 3ULL << 7;
-	t_mmap2(&f, 0, 100, 0x555555554000ULL, 0x2000, 0x1000, EXE, 20, 5,
-		"/nonexistent/prog", 11);
+	dwarf_file(&f, 3ULL << 7, NULL);
 	dwarf_sample(&f, 2, 0, 0);	/* no stack copied */
 	dwarf_sample(&f, 2, 16, 16);	/* a file that cannot be opened */
 	dwarf_sample(&f, 0, 0, 0);	/* no user registers */
@@ -1086,9 +1114,7 @@ static void test_dwarf_stacks(void)
 	CHECK(raw_get_counter(&p, "unwind.no_file") == 1);
 	CHECK(raw_get_counter(&p, "unwind.complete") == 0);
 	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 1);
-	CHECK(p.nobjs == 1 && p.objs[0].nips == 1 &&
-	      p.objs[0].ips[0].offset == 0x1100 && p.objs[0].ips[0].count == 3);
-	CHECK(invariant_holds(&p));
+	CHECK(ips_kept(&p));
 	raw_free(&p);
 	free(b.data);
 	tf_free(&f);
@@ -1106,6 +1132,53 @@ static void test_dwarf_stacks(void)
 	raw_free(&p);
 	free(b.data);
 	tf_free(&f);
+}
+
+/* The user registers of another architecture (HEADER_ARCH, or without it
+ * a sample_regs_user mask that is not x86-64's) or of a 32-bit process
+ * are not unwound as x86-64 ones: the samples keep their IP, are counted
+ * in import.user_regs_foreign_arch, and one line says so. */
+static void import_foreign(const char *arch, uint64_t mask, int nregs,
+			   uint64_t abi, const char *says)
+{
+	struct tfile f;
+	struct wbuf b;
+	struct raw_profile p;
+
+	dwarf_file(&f, mask, arch);
+	dwarf_sample_regs(&f, abi, nregs, 16, 16);
+	dwarf_sample_regs(&f, abi, nregs, 16, 16);
+	dwarf_sample(&f, 0, 0, 0);	/* no user registers */
+	b = tf_file(&f);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, NULL) == 0);
+	CHECK(count_lines(errbuf, NULL) == 1 && strstr(errbuf, says));
+	CHECK(raw_get_counter(&p, "import.user_regs_foreign_arch") == 2);
+	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 1);
+	for (size_t i = 0; i < p.ncounters; i++)	/* nothing went to the unwinder */
+		CHECK(strncmp(p.counters[i].name, "unwind.", 7));
+	CHECK(ips_kept(&p));
+	raw_free(&p);
+	free(b.data);
+	tf_free(&f);
+}
+
+static void test_foreign_arch(void)
+{
+	/* perf record --call-graph dwarf on arm64: 33 registers x0..x30, sp,
+	 * pc (PERF_REG_ARM64_MAX) */
+	import_foreign("aarch64", (1ULL << 33) - 1, 33, 2,
+		       "test_perfdata: t.data was recorded on aarch64: the user registers of its 2 "
+		       "--call-graph dwarf samples are not unwound here (x86_64 only); "
+		       "their IP samples and call chains are kept\n");
+	import_foreign(NULL, (1ULL << 33) - 1, 33, 2,
+		       "t.data was recorded on another architecture than x86_64 "
+		       "(sample_regs_user 0x1ffffffff)");
+	/* x86-64's mask, but another architecture's file */
+	import_foreign("riscv64", 3ULL << 7, 2, 2, "was recorded on riscv64: ");
+	/* a 32-bit process (PERF_SAMPLE_REGS_ABI_32) on x86-64 */
+	import_foreign("x86_64", 3ULL << 7, 2, 1,
+		       "t.data: the user registers of 2 --call-graph dwarf samples of 32-bit processes");
 }
 
 static void test_not_perf_data(void)
@@ -1236,6 +1309,7 @@ int main(void)
 	RUN(test_two_events);
 	RUN(test_unfinished_file);
 	RUN(test_dwarf_stacks);
+	RUN(test_foreign_arch);
 	RUN(test_not_perf_data);
 	RUN(test_error_message);
 	RUN(test_truncated_and_flipped);

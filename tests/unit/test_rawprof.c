@@ -186,12 +186,16 @@ static void test_counts_saturate(void)
 	raw_init(&a);
 	o = raw_object(&a, id_a, sizeof(id_a), "x");
 	raw_add_ip(&a.objs[o], 1, UINT64_MAX / 2 + 1);
+	raw_add_counter(&a, CNT_SAMPLES, 3);
 	raw_init(&m);
 	raw_merge(&m, &a, 1);
+	CHECK(raw_saturated(&m) == 0);
 	raw_merge(&m, &a, 1);
 	CHECK(m.objs[0].ips[0].count == UINT64_MAX);
-	raw_merge(&m, &a, 4);
+	CHECK(raw_saturated(&m) == 1);	/* the sum; pgoprof merge says so */
+	raw_merge(&m, &a, UINT64_MAX / 2);
 	CHECK(m.objs[0].ips[0].count == UINT64_MAX);
+	CHECK(raw_saturated(&m) == 2);	/* and samples.taken, by the weight */
 	raw_free(&a);
 	raw_free(&m);
 }
