@@ -200,6 +200,9 @@ static void usage(FILE *f)
 "  -n, --samples N  samples (default 100000)\n"
 "  -s, --seed N     seed of the walk (default 1): the same seed, the same file\n"
 "  -o, --output F   the perf.data to write (default lbrgen.perf.data)\n"
+"      --old-build-ids  build-IDs as perf before 5.x wrote them: none in\n"
+"                   MMAP2, zero-padded to 20 bytes with no size in\n"
+"                   HEADER_BUILD_ID\n"
 "      --raw F      also write the samples as a pgoprof raw profile (what\n"
 "                   \"pgoprof import\" makes of the perf.data)\n"
 "  -q, --quiet      no summary on stderr\n"
@@ -237,6 +240,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "callchain", no_argument, NULL, 'g' },
+		{ "old-build-ids", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -251,7 +255,7 @@ int main(int argc, char **argv)
 	const struct elfinfo *ei;
 	struct gen g = { 0 };
 	char real[PATH_MAX];
-	int c, quiet = 0, callchain = 0;
+	int c, quiet = 0, callchain = 0, old_ids = 0;
 	double t0;
 
 	progname = "lbrgen";
@@ -262,6 +266,7 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'r': raw_path = optarg; break;
 		case 'g': callchain = 1; break;
+		case 'B': old_ids = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
@@ -287,14 +292,14 @@ int main(int argc, char **argv)
 		.len = (ei->seg_size + (ei->seg_vaddr & 0xfff) + 0xfff) & ~(uint64_t)0xfff,
 		.pgoff = ei->seg_off & ~(uint64_t)0xfff,
 		.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE, .path = real,
-		.build_id = ei->build_id_len ? ei->build_id : NULL,
+		.build_id = ei->build_id_len && !old_ids ? ei->build_id : NULL,
 		.build_id_len = ei->build_id_len,
 	};
 	g.map[1] = (struct pw_map){
 		.start = WALK_EXT,
 		.len = (walk_ext_end(w) - WALK_EXT + 0xfff) & ~(uint64_t)0xfff,
 		.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-		.path = WALK_EXT_PATH, .build_id = WALK_EXT_ID,
+		.path = WALK_EXT_PATH, .build_id = old_ids ? NULL : WALK_EXT_ID,
 		.build_id_len = WALK_EXT_ID_LEN,
 	};
 	g.id[0] = ei->build_id;
@@ -327,7 +332,8 @@ int main(int argc, char **argv)
 		walk_run(w, samples, sink, &g);
 	pw_finished_round(&g.b);
 	for (int i = 0; i < 2; i++)
-		ids[i] = (struct pw_build_id){ g.map[i].path, g.id[i], g.id_len[i] };
+		ids[i] = (struct pw_build_id){ g.map[i].path, g.id[i], g.id_len[i],
+					       old_ids };
 	pw_features_ex(&g.b, data_off, ids, ei->build_id_len ? 2 : 0, !callchain, hdr);
 	if (g.failed || pw_flush(&g.b) < 0 || fseek(o.f, 24, SEEK_SET) ||
 	    fwrite(hdr, sizeof(hdr), 1, o.f) != 1) {

@@ -192,7 +192,7 @@ static int find_object(struct conv *c)
 	if (!id)
 		return err("%s has no build-ID (link with -Wl,--build-id) so its samples cannot be found in %s",
 			   c->binary, c->raw_path);
-	c->obj = raw_find_object(&c->raw, id, (uint32_t)len);
+	c->obj = raw_match_object(&c->raw, id, (uint32_t)len);
 	if (c->obj >= 0)
 		return 0;
 	hex_string(want, id, len);

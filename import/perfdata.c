@@ -137,6 +137,7 @@ struct bid {		/* a build-ID from HEADER_BUILD_ID or the local file */
 	uint8_t id[RAW_BUILD_ID_MAX];
 	uint32_t len;	/* 0: the local file has none */
 	int32_t pid;
+	int unsized;	/* HEADER_BUILD_ID without a size: the padding is cut */
 };
 
 struct qent {
@@ -575,10 +576,18 @@ static int add_build_id_entry(struct imp *m, size_t off, size_t size,
 
 	if (size < 36)
 		return fail(m, off + 6, "build-ID record of %zu bytes (at least 36)", size);
+	/* Without PERF_RECORD_MISC_BUILD_ID_SIZE (perf before 5.x) the ID is
+	 * zero-padded to 20 bytes (tools/perf/util/header.c, write_buildid):
+	 * its real length is where the padding starts.  A real ID that ends
+	 * in zero bytes is cut short by this; raw_same_build_id() still
+	 * matches it, and add_mapping() takes the local file's whole ID. */
 	if (misc & MISC_BUILD_ID_SIZE)
 		len = p[8 + 4 + 20];
 	if (len > 20)
 		len = 20;
+	b.unsized = !(misc & MISC_BUILD_ID_SIZE);
+	while (b.unsized && len && !p[12 + len - 1])
+		len--;
 	b.pid = (int32_t)get32(p + 8);
 	memcpy(b.id, p + 12, len);
 	b.len = len;
@@ -957,12 +966,13 @@ static void add_mapping(struct imp *m, uint32_t pid, uint64_t start,
 	/* As pgoprof-record: the MMAP2 build-ID whatever the path; a path
 	 * that does not start with '/' ([vdso], [anon:...]) is anonymous. */
 	if (!(id && idlen) && path[0] == '/') {
-		const struct bid *b = header_build_id(m, path);
+		const struct bid *b = header_build_id(m, path), *l;
 
-		if (!b && !m->opt->no_local_files) {
-			b = local_build_id(m, path);
-			if (!b->len)
-				b = NULL;
+		if ((!b || b->unsized) && !m->opt->no_local_files) {
+			l = local_build_id(m, path);
+			/* The file here has the whole of an ID cut short. */
+			if (l->len && (!b || raw_same_build_id(b->id, b->len, l->id, l->len)))
+				b = l;
 		}
 		if (b) {
 			id = b->id;
@@ -1862,8 +1872,8 @@ static void count_local_ids(struct imp *m)
 			local = m->fids[j].len == o->build_id_len &&
 				!memcmp(m->fids[j].id, o->build_id, o->build_id_len);
 		for (size_t j = 0; j < m->nbids && local && !recorded; j++)
-			recorded = m->bids[j].len == o->build_id_len &&
-				   !memcmp(m->bids[j].id, o->build_id, o->build_id_len);
+			recorded = raw_same_build_id(m->bids[j].id, m->bids[j].len,
+						     o->build_id, o->build_id_len);
 		n += local && !recorded;
 	}
 	if (n)

@@ -243,8 +243,10 @@ void pw_features_ex(struct pwbuf *b, uint64_t data_off,
 		uint8_t id[24] = { 0 };
 
 		memcpy(id, ids[i].id, ids[i].len > 20 ? 20 : ids[i].len);
-		id[20] = (uint8_t)(ids[i].len > 20 ? 20 : ids[i].len);
-		put_hdr(b, 0, PERF_RECORD_MISC_USER | (1u << 15), 36 + len);
+		if (!ids[i].unsized)
+			id[20] = (uint8_t)(ids[i].len > 20 ? 20 : ids[i].len);
+		put_hdr(b, 0, PERF_RECORD_MISC_USER |
+			(ids[i].unsized ? 0 : 1u << 15), 36 + len);
 		pw_u32(b, UINT32_MAX);
 		pw_put(b, id, sizeof(id));
 		put_padded_string(b, ids[i].path, len);

@@ -91,6 +91,8 @@ struct pw_build_id {
 	const char *path;
 	const uint8_t *id;
 	size_t len;		/* at most 20 */
+	int unsized;		/* as perf before 5.x wrote it: no size, the ID
+				 * zero-padded to 20 bytes */
 };
 
 /* After the data (which started at data_off and ends here): the feature
