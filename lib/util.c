@@ -237,33 +237,95 @@ int outfile_commit(struct outfile *o)
 	return 0;
 }
 
-uint8_t *read_whole_file(const char *path, size_t *len)
+/* STREAM_MAX_MIB in bytes, or PGOPROF_STREAM_MAX_MIB's; 0 with a message
+ * if that is not a number of MiB. */
+static size_t stream_max(void)
+{
+	const char *s = getenv("PGOPROF_STREAM_MAX_MIB");
+	unsigned long long mib = STREAM_MAX_MIB;
+	char *end;
+
+	if (s && *s) {
+		mib = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+		if (!mib || *end || mib > SIZE_MAX >> 22)
+			return err("PGOPROF_STREAM_MAX_MIB=%s: give a positive number of MiB (default %d)",
+				   s, STREAM_MAX_MIB), 0;
+	}
+	return (size_t)mib << 20;
+}
+
+struct inbuf {
+	uint8_t *data;
+	size_t n, cap;
+};
+
+/* Read from f until b holds max bytes or f ends; room for a NUL after
+ * them.  Returns 0, or -1 on a read error (errno). */
+static int fill(FILE *f, struct inbuf *b, size_t max)
+{
+	while (b->n < max) {
+		size_t room, got;
+
+		if (b->cap - b->n < 2) {
+			size_t cap = b->cap < 65536 ? 65536 : 2 * b->cap;
+
+			if (cap > max + 1)
+				cap = max + 1;
+			b->data = xrealloc(b->data, cap);
+			b->cap = cap;
+		}
+		room = b->cap - b->n - 1;
+		got = fread(b->data + b->n, 1, room, f);
+		b->n += got;
+		if (got < room)
+			return ferror(f) ? -1 : 0;
+	}
+	return 0;
+}
+
+uint8_t *read_input(const char *path, size_t *len, input_probe *probe)
 {
 	int is_stdin = !strcmp(path, "-");
+	const char *name = input_name(path);
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
+	struct inbuf b = { 0 };
+	size_t max = SIZE_MAX / 4;
+	struct stat st;
+	int rc = -1;
 
 	if (!f) {
 		err("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	do {
-		grow(&buf, &cap, n + 65536 + 1, 1);
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		err("cannot read %s: %s", is_stdin ? "standard input" : path,
-		    strerror(errno));
-		if (!is_stdin)
-			fclose(f);
-		free(buf);
-		return NULL;
-	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
+		max = stream_max();
+	if (max && !(rc = fill(f, &b, max < INPUT_HEAD ? max : INPUT_HEAD)) &&
+	    (!probe || probe(b.data, b.n)))
+		rc = fill(f, &b, max + 1);
+	if (rc && max)
+		err("cannot read %s: %s", name, strerror(errno));
+	else if (!rc && b.n > max)
+		rc = err("%s: not a regular file and larger than %zu MiB: save it to a file first (or raise PGOPROF_STREAM_MAX_MIB)",
+			 name, max >> 20);
 	if (!is_stdin)
 		fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	if (rc) {
+		free(b.data);
+		return NULL;
+	}
+	if (!b.data)
+		b.data = xmalloc(1);
+	b.data[b.n] = '\0';
+	*len = b.n;
+	return b.data;
+}
+
+const char *input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "standard input";
+}
+
+uint8_t *read_whole_file(const char *path, size_t *len)
+{
+	return read_input(path, len, NULL);
 }

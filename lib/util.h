@@ -51,9 +51,30 @@ int outfile_open(struct outfile *o, const char *path);
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 
-/* Read a whole file ("-": standard input) into memory (malloc'd, *len
- * bytes, NUL-terminated one byte past the end for text parsers).  Returns NULL with a message naming
- * the file on error. */
+/* The most read from an input that is not a regular file (a pipe, a FIFO,
+ * a device, standard input), in MiB: its size is not known before reading,
+ * and /dev/zero has none.  The environment variable PGOPROF_STREAM_MAX_MIB
+ * overrides it. */
+#define STREAM_MAX_MIB 1024
+/* How much read_input() reads before it asks its probe. */
+#define INPUT_HEAD 65536
+
+/* Whether head (the first len bytes of a file: INPUT_HEAD, or all of a
+ * shorter file) may begin a file of a format the caller reads: 1 or 0. */
+typedef int input_probe(const uint8_t *head, size_t len);
+
+/* Read a file ("-": standard input) into memory: malloc'd, *len bytes,
+ * NUL-terminated one byte past the end for text parsers.  With a probe,
+ * the first INPUT_HEAD bytes are read first; if probe says no, reading
+ * stops there and only those bytes are returned, for the caller's parser
+ * to reject with its own message (so that /dev/zero is not read until
+ * memory runs out).  Input that is not a regular file is read up to
+ * STREAM_MAX_MIB.  Returns NULL with a message naming the file on error
+ * (cannot open or read it, too large). */
+uint8_t *read_input(const char *path, size_t *len, input_probe *probe);
+/* How messages name an input: path, or "standard input" for "-". */
+const char *input_name(const char *path);
+/* read_input() without a probe. */
 uint8_t *read_whole_file(const char *path, size_t *len);
 
 #endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# Hostile input and output around the profiles (a security review):
+# /dev/zero, a FIFO of random bytes or an endless pipe as input is refused
+# from its first bytes, or at the documented size limit, not read until
+# memory runs out.  Every run is bounded in time and memory.
+. "$(dirname "$0")/../lib.sh"
+
+LBRGEN=$TOP/build/bench/lbrgen
+D=$WORK/hardening_io
+mkdir -p "$D" && cd "$D" || exit 1
+umount "$D/full" 2>/dev/null
+rm -rf ./* ./.[!.]*
+if ! make -s -C "$TOP" build/bench/lbrgen >build.log 2>&1; then
+	fail "build lbrgen" "$(tail -n 3 build.log | tr '\n' ' ')"; exit 0
+fi
+# The inputs: a perf.data, its raw profile and an LLVM text profile.
+if ! $CLANG -O2 -g -o dispatch "$TOP/tests/lbrsynth/progs/dispatch.c" >cc.log 2>&1 ||
+   ! "$LBRGEN" -q -n 2000 -s 3 -o d.perf.data --raw d.raw dispatch >gen.log 2>&1 ||
+   ! "$PGOPROF" convert -q d.raw --binary dispatch --format llvm-text -o d.prof >>gen.log 2>&1; then
+	fail "make the test inputs" "$(tail -n 3 cc.log gen.log | tr '\n' ' ')"; exit 0
+fi
+
+# expect_to STDOUT NAME STATUS MESSAGE COMMAND...: COMMAND, within 20 s
+# and 2 GB of address space and with its output to STDOUT, exits with
+# STATUS and one line on stderr that holds MESSAGE; it leaves no output
+# (out.*) nor temporary (.out.*) here or in full/.
+expect_to() {
+	to=$1 name=$2 want=$3 msg=$4; shift 4
+	( ulimit -v 2000000; exec timeout 20 "$@" ) >"$to" 2>stderr.txt; rc=$?
+	left=$(ls -A . full 2>/dev/null | grep '^\.\?out\.')
+	if [ $rc -eq "$want" ] && [ "$(wc -l <stderr.txt)" -eq 1 ] &&
+	   grep -qF -- "$msg" stderr.txt && [ -z "$left" ]; then
+		pass "$name"
+	else
+		fail "$name" "status $rc (want $want), left '$left', stderr: $(head -c 300 stderr.txt | tr '\n' ' ')"
+	fi
+	rm -f out.* .out.* full/out.* full/.out.*
+}
+expect() { expect_to stdout.txt "$@"; }
+
+# (5) Input that never ends: /dev/zero, and the FIFO "rand" that feed
+# fills from /dev/urandom (stop ends the writer if pgoprof never opened it).
+feed() { if [ "$f" = rand ]; then cat /dev/urandom >rand 2>/dev/null & fi; }
+stop() { if [ "$f" = rand ]; then kill $! 2>/dev/null; wait $! 2>/dev/null; fi; }
+for f in /dev/zero rand; do
+	what="$f"
+	if [ "$f" = rand ]; then
+		mkfifo rand
+		what="a FIFO of /dev/urandom"
+	fi
+	feed; expect "show of $what" 1 "$f: neither a pgoprof raw profile" "$PGOPROF" show $f; stop
+	feed; expect "merge of $what" 1 "$f: neither a pgoprof raw profile" "$PGOPROF" merge -o out.raw $f; stop
+	feed; expect "check of $what" 1 "$f: neither a pgoprof raw profile" "$PGOPROF" check --binary dispatch $f; stop
+	feed; expect "convert of $what" 1 "$f: byte 0: not a pgoprof raw profile" "$PGOPROF" convert $f --binary dispatch -o out.prof; stop
+	feed; expect "import of $what" 1 "$f: byte 0: not a perf.data file" "$PGOPROF" import -o out.raw $f; stop
+	rm -f rand
+done
+expect "show - of /dev/zero" 1 "standard input: neither a pgoprof raw profile" sh -c "exec '$PGOPROF' show - </dev/zero"
+expect "import - of /dev/zero" 1 "standard input: byte 0: not a perf.data file" sh -c "exec '$PGOPROF' import -o out.raw - </dev/zero"
+# A good magic, then no end: the limit (lowered from 1024 MiB).
+expect "an endless raw profile on a pipe stops at the limit" 1 \
+	"standard input: not a regular file and larger than 4 MiB" sh -c \
+	"(printf 'PGORAW\\0\\0'; cat /dev/zero) | PGOPROF_STREAM_MAX_MIB=4 '$PGOPROF' show -"
+expect "an endless perf.data on a pipe stops at the limit" 1 \
+	"standard input: not a regular file and larger than 4 MiB" sh -c \
+	"(printf 'PERFILE2'; cat /dev/zero) | PGOPROF_STREAM_MAX_MIB=4 '$PGOPROF' import -o out.raw -"
+expect "a bad PGOPROF_STREAM_MAX_MIB" 1 "PGOPROF_STREAM_MAX_MIB=lots: give a positive number" \
+	sh -c "cat d.raw | PGOPROF_STREAM_MAX_MIB=lots '$PGOPROF' show -"
+check "a raw profile on a pipe reads whole" sh -c \
+	"cat d.raw | '$PGOPROF' show - >pipe.show && '$PGOPROF' show d.raw | cmp - pipe.show"
+check "merge reads a FIFO once" sh -c "mkfifo fifo && { cat d.prof >fifo & } &&
+	timeout 20 '$PGOPROF' merge -o m.prof fifo; rc=\$?; kill \$! 2>/dev/null; [ \$rc = 0 ] && cmp m.prof d.prof"
+rm -f fifo m.prof pipe.show
