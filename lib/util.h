@@ -41,7 +41,11 @@ void hex_string(char *out, const uint8_t *id, size_t len);
  * outfile_commit(), so that readers never see a half-written profile.
  * outfile_abort() removes the temporary.  Both return -1 with a message
  * naming the file on failure (full disk, read-only directory).  A device
- * or FIFO (/dev/null) is written in place; a symbolic link is refused. */
+ * or FIFO (/dev/null) is written in place; a symbolic link is refused.
+ * While a temporary exists, SIGHUP, SIGINT and SIGTERM remove it before
+ * they end the process (those signals the program leaves at their
+ * default action; one it ignores or catches is left alone), and so does
+ * exit(): an interrupted or failed run leaves no ".NAME.XXXXXX" behind. */
 struct outfile {
 	char *path;
 	char *tmp;

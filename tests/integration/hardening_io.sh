@@ -2,7 +2,8 @@
 # Hostile input and output around the profiles (a security review):
 # /dev/zero, a FIFO of random bytes or an endless pipe as input is refused
 # from its first bytes, or at the documented size limit, not read until
-# memory runs out.  Every run is bounded in time and memory.
+# memory runs out; a signal while an output is being written leaves no
+# hidden temporary behind.  Every run is bounded in time and memory.
 . "$(dirname "$0")/../lib.sh"
 
 LBRGEN=$TOP/build/bench/lbrgen
@@ -71,3 +72,58 @@ check "a raw profile on a pipe reads whole" sh -c \
 check "merge reads a FIFO once" sh -c "mkfifo fifo && { cat d.prof >fifo & } &&
 	timeout 20 '$PGOPROF' merge -o m.prof fifo; rc=\$?; kill \$! 2>/dev/null; [ \$rc = 0 ] && cmp m.prof d.prof"
 rm -f fifo m.prof pipe.show
+
+# (7) A signal while the output is written.  The shim stops the process
+# in the fsync of outfile_commit: the temporary exists, fully written, not
+# yet renamed; the signal comes from outside, as from kill(1).  Background
+# jobs of sh ignore SIGINT, which pgoprof then rightly leaves alone: the
+# shim gives SIGINT its default action back.
+cat >stopshim.c <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+
+__attribute__((constructor)) static void sigint_default(void)
+{
+	signal(SIGINT, SIG_DFL);
+}
+
+int fsync(int fd)
+{
+	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+
+	raise(SIGSTOP);
+	return real(fd);
+}
+EOF
+$CLANG -shared -fPIC -o stopshim.so stopshim.c -ldl 2>shim.log ||
+	fail "build the fsync shim" "$(tail -n 3 shim.log | tr '\n' ' ')"
+state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
+
+# interrupted NAME SIGNAL STATUS OUT COMMAND...: COMMAND, stopped with its
+# temporary for OUT, then sent SIGNAL and continued, exits with STATUS
+# and leaves neither OUT nor the temporary (or, status 0: OUT alone).
+interrupted() {
+	name=$1 sig=$2 want=$3 target=$4; shift 4
+	"$@" >/dev/null 2>stderr.txt & pid=$!
+	i=0
+	while [ $i -lt 200 ] && [ "$(state $pid)" != T ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	stopped=$(state $pid) tmp=$(ls -A | grep -c "^\.$target\.")
+	kill -$sig $pid; kill -CONT $pid; wait $pid; rc=$?
+	left=$(ls -A | grep -e "^\.$target\." -e "^$target\$" | tr '\n' ' ')
+	[ $want -eq 0 ] && [ "$left" = "$target " ] && left=
+	if [ "$stopped" = T ] && [ "$tmp" -eq 1 ] && [ $rc -eq $want ] && [ -z "$left" ]; then
+		pass "$name"
+	else
+		fail "$name" "stopped '$stopped', temporaries while stopped $tmp, status $rc (want $want), left '$left', stderr: $(head -c 200 stderr.txt | tr '\n' ' ')"
+	fi
+	rm -f "$target" ".$target".*
+}
+SHIM="env LD_PRELOAD=$D/stopshim.so"
+interrupted "SIGTERM while merge writes" TERM 143 out.raw $SHIM "$PGOPROF" merge -o out.raw d.raw d.raw
+interrupted "SIGHUP while convert writes" HUP 129 out.prof $SHIM "$PGOPROF" convert -q d.raw --binary dispatch -o out.prof
+interrupted "SIGINT while import writes" INT 130 out.raw $SHIM "$PGOPROF" import -q -o out.raw d.perf.data
+interrupted "an ignored SIGHUP stays ignored (nohup)" HUP 0 out.raw \
+	sh -c "trap '' HUP; exec $SHIM '$PGOPROF' merge -o out.raw d.raw"
