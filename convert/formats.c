@@ -157,20 +157,18 @@ int profile_write(const struct fs_profile *p, const struct write_options *o,
 		  const char *path)
 {
 	struct outfile out;
+	int rc;
 
 	if (!path || !strcmp(path, "-")) {
 		if (o->format != FMT_LLVM_TEXT && isatty(STDOUT_FILENO))
 			return err("not writing a binary %s profile to a terminal: give -o FILE",
 				   format_name(o->format));
-		if (write_to(p, o, stdout) || fflush(stdout))
-			return err("cannot write to standard output");
-		return 0;
+		rc = write_to(p, o, stdout);
+		return stdout_flush() ? -1 : rc;
 	}
 	if (outfile_open(&out, path))
 		return -1;
-	if (write_to(p, o, out.f)) {
-		outfile_abort(&out);
-		return err("cannot write %s", path);
-	}
+	if (write_to(p, o, out.f))
+		return outfile_fail(&out);
 	return outfile_commit(&out);
 }

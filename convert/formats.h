@@ -67,7 +67,7 @@ int profile_parse(const uint8_t *buf, size_t len, const char *path,
 
 /* Write p (fs_finish'ed) to path atomically, or to stdout if path is NULL
  * or "-" (binary formats are refused on a terminal).  Returns 0 or -1 with
- * a message naming the file. */
+ * a message naming the file and, for a write error, the reason. */
 int profile_write(const struct fs_profile *p, const struct write_options *o,
 		  const char *path);
 

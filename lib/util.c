@@ -320,14 +320,26 @@ void outfile_abort(struct outfile *o)
 	o->tmp = o->path = NULL;
 }
 
+int outfile_fail(struct outfile *o)
+{
+	int e = errno;
+
+	/* What is left in the buffer fails again, with a fresh errno. */
+	if (o->f && fflush(o->f))
+		e = errno;
+	else if (!o->f || !ferror(o->f))
+		e = 0;
+	return outfile_failed(o, "write", e);
+}
+
 int outfile_commit(struct outfile *o)
 {
 	FILE *f = o->f;
 	sigset_t old;
 	int e;
 
-	if (ferror(f) | fflush(f))
-		return outfile_failed(o, "write", errno ? errno : EIO);
+	if (ferror(f) || fflush(f))
+		return outfile_fail(o);
 	/* fsync fails on devices and FIFOs, which have nothing to sync. */
 	if (o->tmp && fsync(fileno(f)))
 		return outfile_failed(o, "write", errno);
@@ -443,4 +455,33 @@ const char *input_name(const char *path)
 uint8_t *read_whole_file(const char *path, size_t *len)
 {
 	return read_input(path, len, NULL);
+}
+
+static int stdout_failed(int e)
+{
+	static int told;
+
+	if (!told++)
+		err("cannot write standard output%s%s", e ? ": " : "",
+		    e ? strerror(e) : "");
+	return -1;
+}
+
+int stdout_flush(void)
+{
+	int e = errno;
+
+	if (fflush(stdout))
+		return stdout_failed(errno);
+	return ferror(stdout) ? stdout_failed(e) : 0;
+}
+
+int stdout_close(void)
+{
+	int rc = stdout_flush();
+
+	/* EBADF: standard output was closed and nothing was written. */
+	if (fclose(stdout) && errno != EBADF && !rc)
+		rc = stdout_failed(errno);
+	return rc;
 }

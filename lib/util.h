@@ -54,6 +54,10 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path);
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
+/* For a writer that failed on o->f: outfile_abort(), and "cannot write
+ * PATH: REASON" (the reason of the failed write, or none if o->f has no
+ * write error: the writer then said what went wrong).  Returns -1. */
+int outfile_fail(struct outfile *o);
 
 /* The most read from an input that is not a regular file (a pipe, a FIFO,
  * a device, standard input), in MiB: its size is not known before reading,
@@ -80,5 +84,14 @@ uint8_t *read_input(const char *path, size_t *len, input_probe *probe);
 const char *input_name(const char *path);
 /* read_input() without a probe. */
 uint8_t *read_whole_file(const char *path, size_t *len);
+
+/* After writing to standard output: flush it; if that or an earlier write
+ * failed, print "cannot write standard output: REASON" (once a process)
+ * and return -1, else 0.  Call it right after the writes, while errno
+ * still tells why one failed. */
+int stdout_flush(void);
+/* stdout_flush(), then close standard output: for the end of main().
+ * Returns 0, or -1 with the message printed. */
+int stdout_close(void);
 
 #endif

@@ -127,20 +127,18 @@ int raw_write(struct raw_profile *p, FILE *f)
 int raw_write_file(struct raw_profile *p, const char *path)
 {
 	struct outfile o;
+	int rc;
 
 	if (!strcmp(path, "-")) {
 		if (isatty(STDOUT_FILENO))
 			return err("not writing a binary raw profile to a terminal: give -o FILE");
-		if (raw_write(p, stdout) || fflush(stdout))
-			return err("cannot write to standard output");
-		return 0;
+		rc = raw_write(p, stdout);
+		return stdout_flush() ? -1 : rc;
 	}
 	if (outfile_open(&o, path))
 		return -1;
-	if (raw_write(p, o.f)) {
-		outfile_abort(&o);
-		return err("cannot write %s", path);
-	}
+	if (raw_write(p, o.f))
+		return outfile_fail(&o);
 	return outfile_commit(&o);
 }
 

@@ -3,7 +3,8 @@
 # /dev/zero, a FIFO of random bytes or an endless pipe as input is refused
 # from its first bytes, or at the documented size limit, not read until
 # memory runs out; a signal while an output is being written leaves no
-# hidden temporary behind.  Every run is bounded in time and memory.
+# hidden temporary behind; a full disk or a full standard output is an
+# error that says why.  Every run is bounded in time and memory.
 . "$(dirname "$0")/../lib.sh"
 
 LBRGEN=$TOP/build/bench/lbrgen
@@ -127,3 +128,32 @@ interrupted "SIGHUP while convert writes" HUP 129 out.prof $SHIM "$PGOPROF" conv
 interrupted "SIGINT while import writes" INT 130 out.raw $SHIM "$PGOPROF" import -q -o out.raw d.perf.data
 interrupted "an ignored SIGHUP stays ignored (nohup)" HUP 0 out.raw \
 	sh -c "trap '' HUP; exec $SHIM '$PGOPROF' merge -o out.raw d.raw"
+
+# (10) Standard output full.
+expect_to /dev/full "show of a raw profile to a full stdout" 1 \
+	"cannot write standard output: No space left on device" "$PGOPROF" show d.raw
+expect_to /dev/full "show of a text profile to a full stdout" 1 \
+	"cannot write standard output: No space left on device" "$PGOPROF" show d.prof
+expect_to /dev/full "check to a full stdout" 1 \
+	"cannot write standard output: No space left on device" "$PGOPROF" check --binary dispatch d.prof
+expect_to /dev/full "merge -o - to a full stdout" 1 \
+	"cannot write standard output: No space left on device" "$PGOPROF" merge -o - d.raw
+expect_to /dev/full "--help to a full stdout" 1 \
+	"cannot write standard output: No space left on device" "$PGOPROF" --help
+
+# A full disk: a 64 KiB tmpfs, filled.
+if [ "$(id -u)" != 0 ]; then
+	pass "full disk: needs root to mount a tmpfs (skipped)"
+elif ! mkdir -p full || ! mount -t tmpfs -o size=64k tmpfs full 2>mount.log; then
+	pass "full disk: cannot mount a tmpfs: $(head -n 1 mount.log) (skipped)"
+else
+	trap 'umount "$D/full"' EXIT
+	dd if=/dev/zero of=full/fill bs=4k 2>/dev/null
+	expect "merge to a full disk says why" 1 \
+		"cannot write full/out.raw: No space left on device" "$PGOPROF" merge -o full/out.raw d.raw
+	expect "import to a full disk says why" 1 \
+		"cannot write full/out.raw: No space left on device" "$PGOPROF" import -q -o full/out.raw d.perf.data
+	expect "merge of text profiles to a full disk says why" 1 \
+		"cannot write full/out.prof: No space left on device" "$PGOPROF" merge -o full/out.prof d.prof
+	umount full && trap - EXIT
+fi
