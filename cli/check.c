@@ -66,29 +66,23 @@ static int cmp_fit(const void *a, const void *b)
 	return (lx < ly) - (lx > ly);
 }
 
-static int check_raw(const char *path, const char *binary)
+static int check_raw(const struct raw_profile *p, const char *path,
+		     const char *binary)
 {
-	struct raw_profile p;
-	struct symbolizer *s;
+	struct symbolizer *s = sym_open(binary, NULL, 0);
 	const uint8_t *id;
 	size_t len;
 	int found;
 
-	if (raw_read_file(&p, path))
+	if (!s)
 		return 1;
-	s = sym_open(binary, NULL, 0);
-	if (!s) {
-		raw_free(&p);
-		return 1;
-	}
 	id = sym_build_id(s, &len);
-	found = id && raw_find_object(&p, id, (uint32_t)len) >= 0;
+	found = id && raw_find_object(p, id, (uint32_t)len) >= 0;
 	printf("%s: %s the samples of %s (by build-ID)%s\n", path,
 	       found ? "holds" : "does not hold", binary,
 	       found ? ": it fits exactly" :
 	       ": convert it with the binary it was recorded from, then check that profile");
 	sym_close(s);
-	raw_free(&p);
 	return found ? 0 : 1;
 }
 
@@ -126,8 +120,8 @@ int cmd_check(int argc, char **argv)
 	};
 	const char *binary = NULL, *debug = NULL;
 	double min_fit = 80;
-	struct fs_profile p;
-	enum prof_format fmt;
+	struct any_profile in;
+	const struct fs_profile *p;
 	struct symbolizer *s;
 	struct lines *l;
 	struct fit *fits;
@@ -153,22 +147,25 @@ int cmd_check(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (raw_file_is_raw(argv[optind]))
-		return check_raw(argv[optind], binary);
-	fs_init(&p);
-	if (profile_read(argv[optind], &p, &fmt))
+	if (any_profile_read(&in, argv[optind]))
 		return 1;
+	if (in.is_raw) {
+		c = check_raw(&in.raw, argv[optind], binary);
+		any_profile_free(&in);
+		return c;
+	}
+	p = &in.fs;
 	s = sym_open(binary, debug, 1);
 	if (!s) {
-		fs_free(&p);
+		any_profile_free(&in);
 		return 1;
 	}
 	l = xmalloc(sizeof(*l));
 	l->sym = s;
 	l->res = xmalloc(sizeof(*l->res));
-	fits = xcalloc(p.nfuncs, sizeof(*fits));
-	for (size_t i = 0; i < p.nfuncs; i++) {
-		const struct fsamples *f = p.funcs[i];
+	fits = xcalloc(p->nfuncs, sizeof(*fits));
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct fsamples *f = p->funcs[i];
 		long fn = sym_function_by_name(s, f->name);
 
 		uint64_t all = line_samples(f, NULL);
@@ -186,13 +183,13 @@ int cmd_check(int argc, char **argv)
 		fits[i].matched = line_samples(f, l);
 		matched += fits[i].matched;
 	}
-	printf("%s (%s) against %s\n", argv[optind], format_name(fmt), binary);
-	report(fits, p.nfuncs, total, in_funcs, matched, missing, min_fit);
+	printf("%s (%s) against %s\n", argv[optind], format_name(in.fmt), binary);
+	report(fits, p->nfuncs, total, in_funcs, matched, missing, min_fit);
 	c = total && 100.0 * (double)matched / (double)total < min_fit;
 	free(fits);
 	free(l->res);
 	free(l);
 	sym_close(s);
-	fs_free(&p);
+	any_profile_free(&in);
 	return c;
 }

@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		   "  -q, --quiet           no summary line\n");
 }
 
-/* The file mapped (or read, for a pipe).  *mapped tells which to undo. */
+/* The file mapped (or read, for a pipe or a device: only its first bytes
+ * if they are not a perf.data header).  *mapped tells which to undo. */
 static uint8_t *load(const char *path, size_t *len, int *mapped)
 {
 	struct stat st;
@@ -44,7 +45,7 @@ static uint8_t *load(const char *path, size_t *len, int *mapped)
 
 	*mapped = 0;
 	if (!strcmp(path, "-"))
-		return read_whole_file("/dev/stdin", len);
+		return read_input(path, len, perfdata_probe);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err("cannot open %s: %s", path, strerror(errno));
@@ -66,7 +67,7 @@ static uint8_t *load(const char *path, size_t *len, int *mapped)
 		}
 	}
 	close(fd);
-	return read_whole_file(path, len);
+	return read_input(path, len, perfdata_probe);
 }
 
 static void report(const struct raw_profile *p, const char *out)
@@ -153,7 +154,7 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	raw_init(&prof);
 	opt.release_pages = mapped;
-	rc = perfdata_import(&prof, buf, len, in, &opt) ? 1 : 0;
+	rc = perfdata_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	if (mapped)
 		munmap(buf, len);
 	else

@@ -66,46 +66,54 @@ static uint64_t weight_of(const char *file, char **wfile, uint64_t *wval, int nw
 	return 1;
 }
 
-/* Compiler profiles: all of the first file's kind, merged into that kind. */
-static int merge_profiles(char **files, int n, char **wfile, uint64_t *wval,
-			  int nw, struct write_options *wo, const char *out)
+/* Add files into dst (zeroed by the caller), each read once (a pipe
+ * cannot be read twice): all of the first file's kind, raw or one compiler
+ * format.  Returns 0, or -1 with a message. */
+static int merge_inputs(char **files, int n, char **wfile, uint64_t *wval,
+			int nw, struct any_profile *dst)
 {
-	struct fs_profile dst, src;
-	enum prof_format first = FMT_NONE, fmt;
-	int rc = 0;
+	struct any_profile src;
 
-	fs_init(&dst);
-	for (int i = 0; i < n && !rc; i++) {
-		fs_init(&src);
-		if (profile_read(files[i], &src, &fmt)) {
-			rc = 1;
-			break;
+	for (int i = 0; i < n; i++) {
+		uint64_t w = weight_of(files[i], wfile, wval, nw);
+
+		if (any_profile_read(&src, files[i]))
+			return -1;
+		if (!i) {
+			dst->is_raw = src.is_raw;
+			dst->fmt = src.fmt;
 		}
-		if (first == FMT_NONE)
-			first = fmt;
-		if (fmt != first) {
+		if (src.is_raw != dst->is_raw || src.fmt != dst->fmt) {
 			err("%s is a %s profile but %s is %s: merge profiles of one kind (convert them first)",
-			    files[i], format_name(fmt), files[0], format_name(first));
-			rc = 1;
-		} else {
-			fs_merge(&dst, &src, weight_of(files[i], wfile, wval, nw));
+			    files[i], any_profile_kind(&src), files[0],
+			    any_profile_kind(dst));
+			any_profile_free(&src);
+			return -1;
 		}
-		fs_free(&src);
+		if (src.is_raw)
+			raw_merge(&dst->raw, &src.raw, w);
+		else
+			fs_merge(&dst->fs, &src.fs, w);
+		any_profile_free(&src);
 	}
-	if (!rc) {
-		size_t saturated;
+	return 0;
+}
 
-		fs_finish(&dst);
-		saturated = fs_saturated(&dst);	/* before scaling for GCC */
-		if (wo->format == FMT_NONE)
-			wo->format = first;
-		scale_for_format(&dst, wo);
-		rc = profile_write(&dst, wo, out) ? 1 : 0;
-		if (!rc)
-			report_saturated(saturated, out);
-	}
-	fs_free(&dst);
-	return rc;
+/* Write a merged compiler profile in wo's format, or else its own. */
+static int write_merged(struct any_profile *p, struct write_options *wo,
+			const char *out)
+{
+	size_t saturated;
+
+	fs_finish(&p->fs);
+	saturated = fs_saturated(&p->fs);	/* before scaling for GCC */
+	if (wo->format == FMT_NONE)
+		wo->format = p->fmt;
+	scale_for_format(&p->fs, wo);
+	if (profile_write(&p->fs, wo, out))
+		return -1;
+	report_saturated(saturated, out);
+	return 0;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -125,7 +133,7 @@ int cmd_merge(int argc, char **argv)
 	char **wfile = xcalloc(argc, sizeof(char *));
 	uint64_t *wval = xcalloc(argc, sizeof(uint64_t));
 	int nw = 0, c, rc = 0;
-	struct raw_profile dst, src;
+	struct any_profile dst = { 0 };
 
 	while ((c = getopt_long(argc, argv, "o:w:f:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -171,30 +179,18 @@ int cmd_merge(int argc, char **argv)
 			die(2, "--weight %s=...: %s is not among the files to merge",
 			    wfile[j], wfile[j]);
 	}
-	if (raw_file_is_raw(argv[optind]) && wo.format != FMT_NONE)
-		die(2, "--format applies to compiler profiles; raw profiles merge into a raw profile ('pgoprof convert' makes compiler profiles)");
-	if (!raw_file_is_raw(argv[optind])) {
-		rc = merge_profiles(argv + optind, argc - optind, wfile, wval, nw,
-				    &wo, out);
-		goto done;
-	}
-	raw_init(&dst);
-	for (int i = optind; i < argc && !rc; i++) {
-		uint64_t w = weight_of(argv[i], wfile, wval, nw);
-
-		if (raw_read_file(&src, argv[i])) {
-			rc = 1;
-			break;
-		}
-		raw_merge(&dst, &src, w);
-		raw_free(&src);
-	}
-	if (!rc && raw_write_file(&dst, out))
+	if (merge_inputs(argv + optind, argc - optind, wfile, wval, nw, &dst)) {
 		rc = 1;
-	if (!rc)
-		report_saturated(raw_saturated(&dst), out);
-	raw_free(&dst);
-done:
+	} else if (dst.is_raw && wo.format != FMT_NONE) {
+		err("--format applies to compiler profiles; raw profiles merge into a raw profile ('pgoprof convert' makes compiler profiles)");
+		rc = 2;
+	} else if (dst.is_raw ? raw_write_file(&dst.raw, out) :
+		   write_merged(&dst, &wo, out)) {
+		rc = 1;
+	} else if (dst.is_raw) {
+		report_saturated(raw_saturated(&dst.raw), out);
+	}
+	any_profile_free(&dst);
 	free(wfile);
 	free(wval);
 	return rc;

@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f, "\n'pgoprof COMMAND --help' and pgoprof(1) tell more.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -54,4 +54,16 @@ int main(int argc, char **argv)
 	}
 	err("'%s' is not a pgoprof command; 'pgoprof --help' lists them", argv[1]);
 	return 2;
+}
+
+/* What a command printed must have reached standard output: a full disk
+ * or a closed pipe there is an error, exit status 1 (unless already
+ * worse). */
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+
+	if (stdout_close() && !rc)
+		rc = 1;
+	return rc;
 }

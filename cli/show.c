@@ -67,21 +67,6 @@ static int show_binary(const struct raw_profile *p, const char *path,
 	return 0;
 }
 
-
-static int show_profile(const uint8_t *buf, size_t len, const char *path)
-{
-	struct fs_profile p;
-	enum prof_format fmt;
-	int rc;
-
-	fs_init(&p);
-	if (profile_parse(buf, len, path, &p, &fmt))
-		return 1;
-	rc = llvm_text_write(&p, stdout) || fflush(stdout);
-	fs_free(&p);
-	return rc ? err("cannot write to standard output"), 1 : 0;
-}
-
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -90,9 +75,7 @@ int cmd_show(int argc, char **argv)
 		{ 0 },
 	};
 	const char *binary = NULL;
-	struct raw_profile p;
-	uint8_t *buf;
-	size_t len;
+	struct any_profile p;
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
@@ -112,27 +95,19 @@ int cmd_show(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* Read once: FILE may be a pipe. */
-	buf = read_whole_file(argv[optind], &len);
-	if (!buf)
+	if (any_profile_read(&p, argv[optind]))
 		return 1;
-	if (len < 8 || memcmp(buf, RAW_MAGIC, 8)) {
-		if (binary) {
-			err("--binary applies to raw profiles; %s is not one", argv[optind]);
-			rc = 2;
-		} else
-			rc = show_profile(buf, len, argv[optind]);
-		free(buf);
-		return rc;
+	if (!p.is_raw && binary) {
+		err("--binary applies to raw profiles; %s is not one", argv[optind]);
+		rc = 2;
+	} else if (!p.is_raw) {
+		rc = llvm_text_write(&p.fs, stdout) ? 1 : 0;
+	} else if (binary) {
+		rc = show_binary(&p.raw, binary, argv[optind]);
+	} else {
+		raw_print(&p.raw, stdout);
 	}
-	rc = raw_parse(&p, buf, len, argv[optind]);
-	free(buf);
-	if (rc)
-		return 1;
-	if (binary)
-		rc = show_binary(&p, binary, argv[optind]);
-	else
-		raw_print(&p, stdout);
-	raw_free(&p);
-	return rc || fflush(stdout) ? 1 : 0;
+	any_profile_free(&p);
+	/* A write error: pgoprof's main() says so when it closes stdout. */
+	return rc;
 }

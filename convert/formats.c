@@ -42,7 +42,7 @@ int afdo_version_by_name(const char *name)
 
 enum prof_format format_detect(const uint8_t *buf, size_t len)
 {
-	if (len >= 8 && !memcmp(buf, RAW_MAGIC, 8))
+	if (raw_probe(buf, len))
 		return FMT_NONE;
 	if (llvm_extbinary_detect(buf, len))
 		return FMT_LLVM_EXTBINARY;
@@ -53,17 +53,54 @@ enum prof_format format_detect(const uint8_t *buf, size_t len)
 	return FMT_NONE;
 }
 
-int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt)
+int profile_probe(const uint8_t *head, size_t len)
 {
+	size_t i;
+
+	if (raw_probe(head, len) || format_detect(head, len) != FMT_NONE)
+		return 1;
+	/* A text profile whose first line goes on past the head (a long C++
+	 * name): printable so far, no line end yet. */
+	for (i = 0; i < len; i++)
+		if (head[i] < 0x20 && head[i] != '\t')
+			break;
+	return len == INPUT_HEAD && i == len;
+}
+
+int any_profile_read(struct any_profile *p, const char *path)
+{
+	const char *name = input_name(path);
 	size_t len;
-	uint8_t *buf = read_whole_file(path, &len);
+	uint8_t *buf = read_input(path, &len, profile_probe);
 	int rc;
 
 	if (!buf)
 		return -1;
-	rc = profile_parse(buf, len, path, p, fmt);
+	p->is_raw = raw_probe(buf, len);
+	p->fmt = FMT_NONE;
+	fs_init(&p->fs);
+	if (p->is_raw)
+		rc = raw_parse(&p->raw, buf, len, name);
+	else if (format_detect(buf, len) == FMT_NONE)
+		rc = err("%s: neither a pgoprof raw profile nor an LLVM (text, extbinary) or GCC (.afdo) sample profile",
+			 name);
+	else if ((rc = profile_parse(buf, len, name, &p->fs, &p->fmt)))
+		fs_free(&p->fs);
 	free(buf);
 	return rc;
+}
+
+void any_profile_free(struct any_profile *p)
+{
+	if (p->is_raw)
+		raw_free(&p->raw);
+	else
+		fs_free(&p->fs);
+}
+
+const char *any_profile_kind(const struct any_profile *p)
+{
+	return p->is_raw ? "raw" : format_name(p->fmt);
 }
 
 int profile_parse(const uint8_t *buf, size_t len, const char *path,
@@ -84,7 +121,7 @@ int profile_parse(const uint8_t *buf, size_t len, const char *path,
 		break;
 	default:
 		err("%s: not an LLVM (text, extbinary) or GCC (.afdo) sample profile%s",
-		    path, len >= 8 && !memcmp(buf, RAW_MAGIC, 8) ?
+		    path, raw_probe(buf, len) ?
 		    " but a raw profile: use 'pgoprof convert'" : "");
 	}
 	return rc;
@@ -120,20 +157,18 @@ int profile_write(const struct fs_profile *p, const struct write_options *o,
 		  const char *path)
 {
 	struct outfile out;
+	int rc;
 
 	if (!path || !strcmp(path, "-")) {
 		if (o->format != FMT_LLVM_TEXT && isatty(STDOUT_FILENO))
 			return err("not writing a binary %s profile to a terminal: give -o FILE",
 				   format_name(o->format));
-		if (write_to(p, o, stdout) || fflush(stdout))
-			return err("cannot write to standard output");
-		return 0;
+		rc = write_to(p, o, stdout);
+		return stdout_flush() ? -1 : rc;
 	}
 	if (outfile_open(&out, path))
 		return -1;
-	if (write_to(p, o, out.f)) {
-		outfile_abort(&out);
-		return err("cannot write %s", path);
-	}
+	if (write_to(p, o, out.f))
+		return outfile_fail(&out);
 	return outfile_commit(&out);
 }

@@ -1,9 +1,11 @@
 /* The compiler profile formats by name: detection, reading any of them into
- * a function-sample tree, and writing one atomically. */
+ * a function-sample tree (or a raw profile, for the commands that take
+ * either), and writing one atomically. */
 #ifndef PGOPROF_FORMATS_H
 #define PGOPROF_FORMATS_H
 
 #include "fstree.h"
+#include "../raw/rawprof.h"
 
 enum prof_format {
 	FMT_NONE,
@@ -30,10 +32,26 @@ int afdo_version_by_name(const char *name);
 /* What buf holds: FMT_NONE if no compiler format (e.g. a raw profile). */
 enum prof_format format_detect(const uint8_t *buf, size_t len);
 
-/* Read a compiler profile of any format from path into p (fs_init'ed by
- * the caller).  *fmt gets the format.  Returns 0, or -1 with one message
- * naming the file. */
-int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt);
+/* 1 if head (the first len bytes of a file) may begin a raw profile or a
+ * compiler profile, else 0: the input_probe of read_input() for commands
+ * that take either. */
+int profile_probe(const uint8_t *head, size_t len);
+
+/* A profile of either kind, read once (a pipe cannot be read twice). */
+struct any_profile {
+	int is_raw;
+	struct raw_profile raw;		/* if is_raw */
+	struct fs_profile fs;		/* if not */
+	enum prof_format fmt;		/* of fs */
+};
+
+/* Read path ("-": standard input; see read_input) into p: a raw profile
+ * or a compiler profile of any format.  Returns 0, or -1 with one message
+ * naming the file (p then holds nothing to free). */
+int any_profile_read(struct any_profile *p, const char *path);
+void any_profile_free(struct any_profile *p);
+/* "raw", or the compiler profile's format_name(). */
+const char *any_profile_kind(const struct any_profile *p);
 
 /* GCC 12 was seen to crash on AutoFDO counts near 1e9
  * (../shared/REFERENCE.md): for FMT_AFDO, scale p down so that its largest
@@ -41,14 +59,15 @@ int profile_read(const char *path, struct fs_profile *p, enum prof_format *fmt);
 #define AFDO_MAX_COUNT 1000000
 void scale_for_format(struct fs_profile *p, const struct write_options *o);
 
-/* profile_read of a file already in memory (buf NUL-terminated one past
- * len, as read_whole_file gives it); path names it in messages. */
+/* Parse a compiler profile of any format from buf (NUL-terminated one
+ * past len, as read_input gives it) into p (fs_init'ed by the caller);
+ * *fmt gets the format.  Returns 0, or -1 with one message naming path. */
 int profile_parse(const uint8_t *buf, size_t len, const char *path,
 		  struct fs_profile *p, enum prof_format *fmt);
 
 /* Write p (fs_finish'ed) to path atomically, or to stdout if path is NULL
  * or "-" (binary formats are refused on a terminal).  Returns 0 or -1 with
- * a message naming the file. */
+ * a message naming the file and, for a write error, the reason. */
 int profile_write(const struct fs_profile *p, const struct write_options *o,
 		  const char *path);
 

@@ -41,7 +41,11 @@ void hex_string(char *out, const uint8_t *id, size_t len);
  * outfile_commit(), so that readers never see a half-written profile.
  * outfile_abort() removes the temporary.  Both return -1 with a message
  * naming the file on failure (full disk, read-only directory).  A device
- * or FIFO (/dev/null) is written in place; a symbolic link is refused. */
+ * or FIFO (/dev/null) is written in place; a symbolic link is refused.
+ * While a temporary exists, SIGHUP, SIGINT and SIGTERM remove it before
+ * they end the process (those signals the program leaves at their
+ * default action; one it ignores or catches is left alone), and so does
+ * exit(): an interrupted or failed run leaves no ".NAME.XXXXXX" behind. */
 struct outfile {
 	char *path;
 	char *tmp;
@@ -50,10 +54,44 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path);
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
+/* For a writer that failed on o->f: outfile_abort(), and "cannot write
+ * PATH: REASON" (the reason of the failed write, or none if o->f has no
+ * write error: the writer then said what went wrong).  Returns -1. */
+int outfile_fail(struct outfile *o);
 
-/* Read a whole file ("-": standard input) into memory (malloc'd, *len
- * bytes, NUL-terminated one byte past the end for text parsers).  Returns NULL with a message naming
- * the file on error. */
+/* The most read from an input that is not a regular file (a pipe, a FIFO,
+ * a device, standard input), in MiB: its size is not known before reading,
+ * and /dev/zero has none.  The environment variable PGOPROF_STREAM_MAX_MIB
+ * overrides it. */
+#define STREAM_MAX_MIB 1024
+/* How much read_input() reads before it asks its probe. */
+#define INPUT_HEAD 65536
+
+/* Whether head (the first len bytes of a file: INPUT_HEAD, or all of a
+ * shorter file) may begin a file of a format the caller reads: 1 or 0. */
+typedef int input_probe(const uint8_t *head, size_t len);
+
+/* Read a file ("-": standard input) into memory: malloc'd, *len bytes,
+ * NUL-terminated one byte past the end for text parsers.  With a probe,
+ * the first INPUT_HEAD bytes are read first; if probe says no, reading
+ * stops there and only those bytes are returned, for the caller's parser
+ * to reject with its own message (so that /dev/zero is not read until
+ * memory runs out).  Input that is not a regular file is read up to
+ * STREAM_MAX_MIB.  Returns NULL with a message naming the file on error
+ * (cannot open or read it, too large). */
+uint8_t *read_input(const char *path, size_t *len, input_probe *probe);
+/* How messages name an input: path, or "standard input" for "-". */
+const char *input_name(const char *path);
+/* read_input() without a probe. */
 uint8_t *read_whole_file(const char *path, size_t *len);
+
+/* After writing to standard output: flush it; if that or an earlier write
+ * failed, print "cannot write standard output: REASON" (once a process)
+ * and return -1, else 0.  Call it right after the writes, while errno
+ * still tells why one failed. */
+int stdout_flush(void);
+/* stdout_flush(), then close standard output: for the end of main().
+ * Returns 0, or -1 with the message printed. */
+int stdout_close(void);
 
 #endif

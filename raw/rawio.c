@@ -127,20 +127,18 @@ int raw_write(struct raw_profile *p, FILE *f)
 int raw_write_file(struct raw_profile *p, const char *path)
 {
 	struct outfile o;
+	int rc;
 
 	if (!strcmp(path, "-")) {
 		if (isatty(STDOUT_FILENO))
 			return err("not writing a binary raw profile to a terminal: give -o FILE");
-		if (raw_write(p, stdout) || fflush(stdout))
-			return err("cannot write to standard output");
-		return 0;
+		rc = raw_write(p, stdout);
+		return stdout_flush() ? -1 : rc;
 	}
 	if (outfile_open(&o, path))
 		return -1;
-	if (raw_write(p, o.f)) {
-		outfile_abort(&o);
-		return err("cannot write %s", path);
-	}
+	if (raw_write(p, o.f))
+		return outfile_fail(&o);
 	return outfile_commit(&o);
 }
 
@@ -376,27 +374,19 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 int raw_read_file(struct raw_profile *p, const char *path)
 {
 	size_t len;
-	uint8_t *buf = read_whole_file(path, &len);
+	uint8_t *buf = read_input(path, &len, raw_probe);
 	int rc;
 
 	if (!buf) {
 		raw_init(p);
 		return -1;
 	}
-	rc = raw_parse(p, buf, len, path);
+	rc = raw_parse(p, buf, len, input_name(path));
 	free(buf);
 	return rc;
 }
 
-int raw_file_is_raw(const char *path)
+int raw_probe(const uint8_t *buf, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	char m[8] = { 0 };
-	int raw = 1;
-
-	if (f) {
-		raw = fread(m, 1, 8, f) == 8 && !memcmp(m, RAW_MAGIC, 8);
-		fclose(f);
-	}
-	return raw;
+	return len >= 8 && !memcmp(buf, RAW_MAGIC, 8);
 }

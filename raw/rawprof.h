@@ -161,12 +161,13 @@ int raw_write_file(struct raw_profile *p, const char *path);
  * p empty.  Every length and index is checked against the buffer. */
 int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 	      const char *name);
-/* Read and parse a file (see raw_parse). */
+/* Read ("-": standard input; see read_input) and parse a file (see
+ * raw_parse). */
 int raw_read_file(struct raw_profile *p, const char *path);
 
-/* 1 if path starts with RAW_MAGIC, or cannot be read (so that the raw
- * reader reports the error); 0 for anything else, e.g. a compiler profile. */
-int raw_file_is_raw(const char *path);
+/* 1 if buf (len bytes: a whole file or its first bytes) starts with
+ * RAW_MAGIC, else 0.  An input_probe for read_input(). */
+int raw_probe(const uint8_t *buf, size_t len);
 
 /* The unattributed samples of p: their total, and in line (len bytes,
  * always NUL-terminated, cut if short) "N reason, N reason" for the
