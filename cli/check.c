@@ -77,7 +77,7 @@ static int check_raw(const struct raw_profile *p, const char *path,
 	if (!s)
 		return 1;
 	id = sym_build_id(s, &len);
-	found = id && raw_find_object(p, id, (uint32_t)len) >= 0;
+	found = id && raw_match_object(p, id, (uint32_t)len) >= 0;
 	printf("%s: %s the samples of %s (by build-ID)%s\n", path,
 	       found ? "holds" : "does not hold", binary,
 	       found ? ": it fits exactly" :

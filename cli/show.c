@@ -36,14 +36,8 @@ static int show_binary(const struct raw_profile *p, const char *path,
 	if (!s)
 		return 1;
 	id = sym_build_id(s, &len);
-	obj = id ? raw_find_object(p, id, (uint32_t)len) : -1;
+	obj = raw_binary_object(p, raw_path, path, id, len);
 	if (obj < 0) {
-		char hex[2 * RAW_BUILD_ID_MAX + 1] = "(none)";
-
-		if (id)
-			hex_string(hex, id, len);
-		err("%s has build-ID %s, which %s has no samples of", path, hex,
-		    raw_path);
 		sym_close(s);
 		return 1;
 	}

@@ -153,57 +153,13 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	return 0;
 }
 
-static uint64_t object_samples(const struct raw_object *o)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < o->nips; i++)
-		n += o->ips[i].count;
-	return n;
-}
-
-/* The profile's object most likely meant: same file name, else the one
- * with the most samples.  -1 if the profile has none. */
-static int likely_object(const struct conv *c)
-{
-	const char *mine = strrchr(c->binary, '/');
-	int best = -1;
-
-	mine = mine ? mine + 1 : c->binary;
-	for (size_t i = 0; i < c->raw.nobjs; i++) {
-		const char *b = strrchr(c->raw.objs[i].path, '/');
-
-		if (!strcmp(b ? b + 1 : c->raw.objs[i].path, mine))
-			return (int)i;
-		if (best < 0 || object_samples(&c->raw.objs[i]) >
-				object_samples(&c->raw.objs[best]))
-			best = (int)i;
-	}
-	return best;
-}
-
 static int find_object(struct conv *c)
 {
 	size_t len;
 	const uint8_t *id = sym_build_id(c->sym, &len);
-	char want[2 * RAW_BUILD_ID_MAX + 1], have[2 * RAW_BUILD_ID_MAX + 1];
-	int o;
 
-	if (!id)
-		return err("%s has no build-ID (link with -Wl,--build-id) so its samples cannot be found in %s",
-			   c->binary, c->raw_path);
-	c->obj = raw_match_object(&c->raw, id, (uint32_t)len);
-	if (c->obj >= 0)
-		return 0;
-	hex_string(want, id, len);
-	o = likely_object(c);
-	if (o < 0)
-		return err("%s has build-ID %s but %s has no samples at all",
-			   c->binary, want, c->raw_path);
-	hex_string(have, c->raw.objs[o].build_id, c->raw.objs[o].build_id_len);
-	return err("%s has build-ID %s but %s has no samples of it; it has build-ID %s (%s) and %zu other objects: was the binary rebuilt since recording?",
-		   c->binary, want, c->raw_path, have, c->raw.objs[o].path,
-		   c->raw.nobjs - 1);
+	c->obj = raw_binary_object(&c->raw, c->raw_path, c->binary, id, len);
+	return c->obj < 0 ? -1 : 0;
 }
 
 /* Innermost frame's profile for a symbolized address, creating the chain of

@@ -137,6 +137,55 @@ int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
 	return found;
 }
 
+static uint64_t object_samples(const struct raw_object *o)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < o->nips; i++)
+		n += o->ips[i].count;
+	return n;
+}
+
+/* The object most likely meant by binary: the same file name, else the
+ * most samples; -1 if p has none. */
+static int likely_object(const struct raw_profile *p, const char *binary)
+{
+	const char *mine = strrchr(binary, '/');
+	int best = -1;
+
+	mine = mine ? mine + 1 : binary;
+	for (size_t i = 0; i < p->nobjs; i++) {
+		const char *b = strrchr(p->objs[i].path, '/');
+
+		if (!strcmp(b ? b + 1 : p->objs[i].path, mine))
+			return (int)i;
+		if (best < 0 || object_samples(&p->objs[i]) > object_samples(&p->objs[best]))
+			best = (int)i;
+	}
+	return best;
+}
+
+int raw_binary_object(const struct raw_profile *p, const char *raw_path,
+		      const char *binary, const uint8_t *id, size_t len)
+{
+	char want[2 * RAW_BUILD_ID_MAX + 1], have[2 * RAW_BUILD_ID_MAX + 1];
+	int o = id ? raw_match_object(p, id, (uint32_t)len) : -1;
+
+	if (o >= 0)
+		return o;
+	if (!id)
+		return err("%s has no build-ID (link with -Wl,--build-id) so its samples cannot be found in %s",
+			   binary, raw_path);
+	hex_string(want, id, len);
+	o = likely_object(p, binary);
+	if (o < 0)
+		return err("%s has build-ID %s but %s has no samples at all",
+			   binary, want, raw_path);
+	hex_string(have, p->objs[o].build_id, p->objs[o].build_id_len);
+	return err("%s has build-ID %s but %s has no samples of it; it has build-ID %s (%s) and %zu other objects: was the binary rebuilt since recording?",
+		   binary, want, raw_path, have, p->objs[o].path, p->nobjs - 1);
+}
+
 uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len, const char *path)
 {

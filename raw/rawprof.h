@@ -122,6 +122,13 @@ int raw_same_build_id(const uint8_t *a, uint32_t alen, const uint8_t *b,
  * first that raw_same_build_id() accepts; -1 if none. */
 int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
 		     uint32_t len);
+/* The object of the ELF file binary (its build-ID id, len bytes; NULL if
+ * it has none) in p, read from raw_path: raw_match_object()'s.  -1 after
+ * one message that says why not: the binary has no build-ID, p has no
+ * samples at all, or p's object most likely meant (the same file name,
+ * else the most samples) has another build-ID, which it names. */
+int raw_binary_object(const struct raw_profile *p, const char *raw_path,
+		      const char *binary, const uint8_t *id, size_t len);
 void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
 void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
 		  uint64_t callee_offset, uint64_t count);

@@ -41,8 +41,8 @@ for ld in bfd lld; do
 	done
 done
 
-# A raw profile written before this fix kept the padded form: it still
-# converts, and a binary with another ID is still refused as rebuilt.
+# Without the file here the padding is still cut; a binary with another
+# ID is refused as rebuilt, by convert and show alike.
 b=hot-lld-fast
 "$PGOPROF" import -q --no-local-files -o padded.raw $b.old.data 2>/dev/null
 check "--no-local-files: the padding is cut from the header's ID ($(obj_id padded.raw "$D/$b"))" \
@@ -50,6 +50,11 @@ check "--no-local-files: the padding is cut from the header's ID ($(obj_id padde
 n=$(main_total $b.old.raw hot-lld-md5)
 check "a binary whose ID differs is refused as rebuilt" sh -c \
 	"test -z '$n' && grep -q 'was the binary rebuilt' hot-lld-md5.conv.err"
+"$PGOPROF" show $b.old.raw --binary hot-lld-md5 >/dev/null 2>show.err; rc=$?
+check "show --binary of another build: the same diagnosis as convert (rc=$rc)" sh -c \
+	"test $rc -eq 1 && grep -q 'was the binary rebuilt' show.err"
+check "show --binary and check --binary find the 8-byte ID's object" sh -c \
+	"'$PGOPROF' show $b.old.raw --binary $b | grep -q hot_loop && '$PGOPROF' check --binary $b $b.old.raw"
 "$PGOPROF" convert -q $b.old.raw --binary $b -o $b.extbin 2>/dev/null
 check "llvm-profdata reads the profile of the 8-byte ID" "$PROFDATA" show --sample $b.extbin
 
