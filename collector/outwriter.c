@@ -34,9 +34,11 @@ enum { ST_OK, ST_FAILED, ST_SAVED_ELSEWHERE };
  * open, so that nothing swapped in later along the path is followed. */
 struct target {
 	const char *path;
+	const char *dir;
 	int dirfd;
 	char *base;
 	uid_t uid;		/* the writer's own */
+	int as_user;		/* the sudo user's rights */
 };
 
 static void become(uid_t uid, gid_t gid, int as_user)
@@ -187,9 +189,12 @@ static int check_target(const struct target *t)
 		return err("cannot write %s: %s", t->path, strerror(errno));
 	}
 	fd = tmp_create(t->dirfd, ".pgoprof-check.", name, sizeof(name));
+	if (fd < 0 && t->as_user)
+		return err("-o %s: user %lu (SUDO_UID) cannot create files in %s: %s",
+			   t->path, (unsigned long)t->uid, t->dir, strerror(errno));
 	if (fd < 0)
-		return err("cannot create files in the directory of %s: %s",
-			   t->path, strerror(errno));
+		return err("-o %s: cannot create files in %s: %s", t->path, t->dir,
+			   strerror(errno));
 	close(fd);
 	unlinkat(t->dirfd, name, 0);
 	return 0;
@@ -296,8 +301,10 @@ writer_main(int sock, const char *path, uid_t uid, gid_t gid, int as_user)
 	signal(SIGPIPE, SIG_IGN);
 	become(uid, gid, as_user);
 	t.uid = geteuid();
+	t.as_user = as_user;
 	t.base = basename(bcopy);
-	t.dirfd = open_dir(path, dirname(dcopy), t.uid == 0);
+	t.dir = dirname(dcopy);
+	t.dirfd = open_dir(path, t.dir, t.uid == 0);
 	if (t.dirfd >= 0 && !check_target(&t))
 		st = ST_OK;
 	if (send(sock, &st, 1, MSG_NOSIGNAL) == 1 && st == ST_OK) {
