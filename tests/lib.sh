@@ -80,3 +80,11 @@ wait_recording() {
 # is done).  Fails after 60 s.
 _runs() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]; }
 wait_exe() { until_true 60 _runs "$1" "$(readlink -f "$2")"; }
+
+# cpu_ms COMMAND...: runs COMMAND (output discarded) and prints the CPU
+# time, user and system, in milliseconds, that it and its children took
+# (the shell's times: a subshell's children start at zero).
+cpu_ms() {
+	( "$@" >/dev/null 2>&1; times ) | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }'
+}
