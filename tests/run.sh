@@ -1,12 +1,31 @@
 #!/bin/sh
-# Run every test: the unit tests (built by 'make unit-tests' with ASan and
-# UBSan, in BUILD/tests: argument 1, default build) and the integration
-# scripts.  Each prints PASS/FAIL lines; the last
-# line of this script is "N passed, N failed".  Logs: tests/out/; each
-# script's wall time in seconds: tests/out/times.txt ("SECONDS NAME", in
-# the order run, then the total).
+# Run the tests: sh tests/run.sh [BUILD [long]].  BUILD (default build) is
+# where 'make unit-tests' put the unit tests (BUILD/tests, built with ASan
+# and UBSan).
+#   (no mode)  make check: every unit test and tests/integration/*.sh;
+#              logs, results.txt and times.txt in tests/out/.
+#   long       make check-long: what is too long for make check, with
+#              PGOPROF_TEST_LONG=1: the long cases of the unit tests that
+#              have some (exhaustive sweeps, big programs) and
+#              tests/long/*.sh; logs and the rest in tests/out/long/.
+# Each test prints PASS/FAIL lines; the last line of this script is
+# "N passed, N failed".  times.txt: each test's wall time in seconds,
+# "SECONDS NAME" in the order run, then the total.
 cd "$(dirname "$0")/.." || exit 1
-OUT=tests/out
+BUILD=${1:-build}
+MODE=${2:-check}
+case $MODE in
+check)	OUT=tests/out
+	unset PGOPROF_TEST_LONG
+	units=$(echo "$BUILD"/tests/test_*)
+	scripts=$(ls tests/integration/*.sh) ;;
+long)	OUT=tests/out/long
+	PGOPROF_TEST_LONG=1; export PGOPROF_TEST_LONG
+	units=$(for c in $(grep -l PGOPROF_TEST_LONG tests/unit/test_*.c); do
+		echo "$BUILD/tests/$(basename "$c" .c)"; done)
+	scripts=$(ls tests/long/*.sh) ;;
+*)	echo "usage: sh tests/run.sh [BUILD [long]]" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 : >"$OUT/results.txt"
 : >"$OUT/times.txt"
@@ -30,11 +49,10 @@ run() { # NAME COMMAND...
 }
 
 T0=$(now)
-BUILD=${1:-build}
-for t in "$BUILD"/tests/test_*; do
+for t in $units; do
 	run "$(basename "$t")" "$t"
 done
-for t in tests/integration/*.sh; do
+for t in $scripts; do
 	run "$(basename "$t" .sh)" sh "$t"
 done
 printf '%8s %s\n' "$(elapsed "$T0" "$(now)")" total >>"$OUT/times.txt"
