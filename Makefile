@@ -110,6 +110,11 @@ deps:
 check: deps all unit-tests
 	sh tests/run.sh $(B)
 
+# What is too long for make check (README.md, "Tests"): exhaustive sweeps,
+# big programs, the PGO speedup.  Not part of make check.
+check-long: deps all unit-tests
+	sh tests/run.sh $(B) long
+
 demo: deps all
 	sh pgo/demo.sh
 
@@ -120,6 +125,6 @@ include bench/bench.mk
 clean:
 	rm -rf $(B) $(PROGS) tests/out
 
-.PHONY: all install deps check demo clean unit-tests bench
+.PHONY: all install deps check check-long demo clean unit-tests bench
 # Keep the sanitizer objects between runs (they are intermediate files).
 .SECONDARY:

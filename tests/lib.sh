@@ -44,3 +44,47 @@ build_workloads() {
 
 # Total samples of function $2 (column 0 "name:TOTAL:HEAD") in text profile $1.
 fn_total() { awk -F: -v f="$2" '/^[^ ]/ && $1 == f { print $2 }' "$1"; }
+
+# Waiting for a state instead of sleeping a guessed time: under load (CI
+# runs make check beside other jobs; a developer runs make -j2 beside it)
+# a process may take seconds to get where a sleep expected it to be.
+# until_true SECONDS COMMAND...: runs COMMAND every 0.1 s until it
+# succeeds; fails after SECONDS.
+until_true() {
+	_ut_n=$(($1 * 10)); shift
+	while ! "$@"; do
+		_ut_n=$((_ut_n - 1))
+		[ "$_ut_n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# The effective capabilities of process $1, as in /proc/PID/status.
+cap_eff() { awk '$1 == "CapEff:" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+_dropped_or_gone() { # PID CAPEFF: PID's CapEff is not CAPEFF, or PID ended
+	_e=$(cap_eff "$1")
+	[ -z "$_e" ] || [ "$_e" != "$2" ] ||
+		grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+# wait_recording PID: until pgoprof-record PID (started by us, as root)
+# records.  Its last step of setting up (collector/record.c, main: the BPF
+# programs loaded, the events open and attached; only then is the command
+# started) drops its capabilities (collector/privdrop.c), so its CapEff
+# then differs from ours.  Fails if PID ends first, or after 60 s.
+wait_recording() {
+	until_true 60 _dropped_or_gone "$1" "$(cap_eff $$)" &&
+		[ -n "$(cap_eff "$1")" ] && [ "$(cap_eff "$1")" != "$(cap_eff $$)" ]
+}
+
+# wait_exe PID PATH: until process PID runs PATH (the exec after a fork
+# is done).  Fails after 60 s.
+_runs() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]; }
+wait_exe() { until_true 60 _runs "$1" "$(readlink -f "$2")"; }
+
+# cpu_ms COMMAND...: runs COMMAND (output discarded) and prints the CPU
+# time, user and system, in milliseconds, that it and its children took
+# (the shell's times: a subshell's children start at zero).
+cpu_ms() {
+	( "$@" >/dev/null 2>&1; times ) | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }'
+}

@@ -81,8 +81,13 @@ if ! perf_rec -q -e cpu-clock -g -o hot.data -- ../hot 1 >/dev/null 2>perf.err; 
 	fail "perf record -g" "$(tail -n 2 perf.err | tr '\n' ' ')"; exit 0
 fi
 check "import perf record -g" "$PGOPROF" import -q hot.data -o hot.raw
-taken=$(counter hot.raw samples.taken)
-check "import took the samples (${taken:-0} >= 300)" test "${taken:-0}" -ge 300
+# Every sample record of the file (as perf script counts them) is taken,
+# plus those perf lost: an exact count, not a guess of how many hot 1
+# gives on this machine.
+taken=$(counter hot.raw samples.taken); lost=$(counter hot.raw samples.lost)
+nperf=$(perf script -i hot.data -F pid 2>/dev/null | wc -l)
+check "import took the samples (${taken:-0} = $nperf of perf script + ${lost:-0} lost)" \
+	test "${taken:-0}" -eq $((nperf + ${lost:-0})) -a "$nperf" -gt 0
 check "import stores mode, event, host and kernel" sh -c \
 	"'$PGOPROF' show hot.raw | grep -q '^meta mode = import-stack' &&
 	 '$PGOPROF' show hot.raw | grep -q '^meta event = cpu-clock' &&
@@ -101,14 +106,24 @@ check "hot_loop has most samples (${hot:-0} of ${all:-0})" test $((${hot:-0} * 1
 check "call targets from the imported edges" sh -c \
 	"awk '/^[^ ]/ { f = \$0 } f ~ /^main:/ && / hot_loop:[1-9]/ { n++ } END { exit !n }' hot.prof"
 
-# The same program under pgoprof record: the same share of the samples
-# falls in the hot binary, within sampling noise.
-if "$PGOPROF" record -q -o rec.raw -- ../hot 1 >/dev/null 2>rec.err; then
-	a=$(( $(obj_samples hot.raw hot) * 1000 / ${taken:-1} ))
-	rtaken=$(counter rec.raw samples.taken)
-	b=$(( $(obj_samples rec.raw hot) * 1000 / ${rtaken:-1} ))
-	d=$((a - b)); [ $d -lt 0 ] && d=$((-d))
-	check "share of samples in hot: import ${a}/1000, record ${b}/1000" test "$d" -le 60
+# The same program under pgoprof record: the same share of hot's and
+# libhot.so's samples falls in hot, within sampling noise.  (Of these two
+# only: what the tools see of startup, exit and the kernel may differ.)
+# The tolerance is five standard deviations of the difference of the two
+# shares (binomial, from the two sample counts): about 60/1000 with the
+# 3500 and 1600 samples of perf's 4000 Hz and our 999 Hz here; a false
+# failure has a chance under one in a million.
+if "$PGOPROF" record -q -o rec.raw -- ../hot 2 >/dev/null 2>rec.err; then
+	set -- $(obj_samples hot.raw hot) $(obj_samples hot.raw libhot.so) \
+		$(obj_samples rec.raw hot) $(obj_samples rec.raw libhot.so)
+	cmp=$(awk -v h1="$1" -v l1="$2" -v h2="$3" -v l2="$4" 'BEGIN {
+		n1 = h1 + l1; n2 = h2 + l2; if (!n1 || !n2) { print 0, 0, 0, 1; exit }
+		a = h1 / n1; b = h2 / n2; p = (h1 + h2) / (n1 + n2)
+		tol = 5 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2)); d = a > b ? a - b : b - a
+		printf "%d %d %d %d\n", a * 1000, b * 1000, tol * 1000, (d > tol) }')
+	set -- $cmp
+	check "share of hot in hot + libhot.so: import ${1}/1000, record ${2}/1000 (within ${3}/1000)" \
+		test "$4" = 0 -a "${3:-0}" -gt 0
 else
 	fail "pgoprof record for comparison" "$(tail -n 1 rec.err)"
 fi
@@ -138,8 +153,13 @@ check "both processes count (${1:-0} + ${2:-0} = $(obj_samples two.raw hot))" \
 	test "${1:-0}" -gt 100 -a "${2:-0}" -gt 100 -a $((${1:-0} + ${2:-0})) -eq "$(obj_samples two.raw hot)"
 
 # Pipe mode: perf record -o -, imported from a file and from stdin.
-perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data ||
-	fail "perf record -o -" "$(tail -n 2 perf.err | tr '\n' ' ')"
+# (Retried as perf_rec retries a file.)
+pipe_ok=0
+for try in 1 2 3; do
+	perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data && { pipe_ok=1; break; }
+	sleep 2
+done
+[ $pipe_ok = 1 ] || fail "perf record -o -" "$(tail -n 2 perf.err | tr '\n' ' ')"
 check "import pipe mode" "$PGOPROF" import -q pipe.data -o pipe.raw
 same_as_perf_script "pipe mode" pipe.data pipe.raw
 "$PGOPROF" import -q -o stdin.raw - <pipe.data
@@ -153,9 +173,12 @@ check "import from stdin gives the same profile" sh -c \
 if gcc -O2 -g -o lc_nofp "$TOP/tests/workloads/leafcall.c" -lpthread; then
 	if perf_rec -q -e cpu-clock --call-graph dwarf -o dwarf.data -- ./lc_nofp 300000 >/dev/null 2>perf.err; then
 		check "import --call-graph dwarf" "$PGOPROF" import -q dwarf.data -o dwarf.raw
+		# Of the samples with a user stack: those in the kernel (10% of
+		# them under load, 1% idle) have none to unwind.
 		complete=$(counter dwarf.raw unwind.complete); dtaken=$(counter dwarf.raw samples.taken)
-		check "dwarf stacks are unwound (unwind.complete ${complete:-0} of ${dtaken:-0})" \
-			test $((${complete:-0} * 10)) -ge $((${dtaken:-1} * 9))
+		dkern=$(counter dwarf.raw unattributed.kernel); duser=$((${dtaken:-0} - ${dkern:-0}))
+		check "dwarf stacks are unwound (unwind.complete ${complete:-0} of $duser user samples)" \
+			test $((${complete:-0} * 10)) -ge $((duser * 9)) -a "$duser" -gt 0
 		check "no dwarf stack left not unwound" test -z "$(counter dwarf.raw import.user_stack_not_unwound)"
 		check "convert the dwarf import" "$PGOPROF" convert -q dwarf.raw --binary lc_nofp --format llvm-text -o dwarf.prof
 		total=$(fn_total dwarf.prof hot_leaf)

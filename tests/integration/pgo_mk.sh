@@ -1,9 +1,10 @@
 #!/bin/sh
 # pgo/pgo.mk on the example project (pgo/examples/Makefile): pgo-profile,
 # pgo-build and pgo-validate with clang-16 (under make -j2) and gcc; the
-# regression gate fails on a deliberately slow candidate (-O0), through make
-# and through ci/pgo-stage.sh.  Few runs and small inputs: this checks the
-# machinery, not the speedup.
+# regression gate fails on a deliberately slow candidate, through make,
+# validate.sh and ci/pgo-stage.sh.  Few runs and small inputs: this checks
+# the machinery, not the speedup (that is tests/long/pgo_speedup.sh, in
+# make check-long).
 . "$(dirname "$0")/../lib.sh"
 
 need_root pgo_mk || exit 0
@@ -15,15 +16,27 @@ rm -rf "$D" && mkdir -p "$D" || exit 1
 EX=$TOP/pgo/examples
 before=$(ls -A "$EX")
 
-# Common settings: work files under $D, this checkout's pgoprof, small inputs.
-set -- PGOPROF="$PGOPROF" PGO_RUNS=4 \
+# Common settings: work files under $D, this checkout's pgoprof, small
+# inputs, and 999 Hz: pgo.mk's 9999 Hz gives 10 times the samples to
+# unwind (a 30-second recording under load) and may be lowered by
+# pgoprof-record to what the machine sustains; 999 Hz gives thousands of
+# samples in main, all the checks below need.  The cachegrind proxy runs
+# wordfreq on no input at all (the table's clearing and sorting: 43
+# million instructions, a second under cachegrind, against 280 million
+# for 1 MB): enough for the report, and -O0's comparator still gives it
+# 22% more instructions than -O2, a certain regression for the gate.
+set -- PGOPROF="$PGOPROF" PGO_RUNS=4 PGO_FREQ=999 \
 	'PGO_TRAIN=$(PGO_BINARY) 16 >/dev/null' \
 	'PGO_VALIDATE_CMD=$(PGO_BINARY) 2 >/dev/null' \
-	'PGO_PROXY_CMD=$(PGO_BINARY) 1 >/dev/null'
+	'PGO_PROXY_CMD=$(PGO_BINARY) 0 >/dev/null'
 
 # ---- clang-16: the whole loop, goals in one make -j2 ----
+# The gate on Ir with a 50% tolerance: whether the PGO build runs fewer
+# instructions depends on the profile's size (with 6000 samples the Ir
+# ratio came out from 0.94 to 1.015), which is check-long's business;
+# here the verdict must come out PASS whatever the profile.
 C=$D/clang
-make -j2 -C "$EX" "$@" PGO_DIR="$C" PGO_CC="$CLANG" PGO_GATE=ir \
+make -j2 -C "$EX" "$@" PGO_DIR="$C" PGO_CC="$CLANG" PGO_GATE=ir PGO_TOLERANCE=0.5 \
 	pgo-profile pgo-build pgo-validate >"$D/clang.log" 2>&1
 rc=$?
 check "make -j2 pgo-profile pgo-build pgo-validate (clang) exits 0 (rc=$rc)" test $rc -eq 0
@@ -49,19 +62,29 @@ check "report: cachegrind proxy with Ir, I1 misses, mispredicts" sh -c \
 	 grep -q '^| change | [-+][0-9.]*% | [-+][0-9.]*% | [-+][0-9.]*% | [-+][0-9.]*% |' '$R/report.md'"
 check "report printed by make pgo-validate" grep -q '^verdict: PASS (gate ir' "$D/clang.log"
 ir=$(awk '$1 == "pgo_ir_ratio" { print $2 }' "$R/metrics.txt")
-check "the PGO build executes fewer instructions (Ir ratio ${ir:-none})" \
-	awk -v r="${ir:-9}" 'BEGIN { exit !(r < 1) }'
+check "the report has the Ir ratio (${ir:-none})" awk -v r="${ir:-x}" 'BEGIN { exit !(r + 0 > 0) }'
 check "times.tsv has 4 interleaved pairs" sh -c "test \$(grep -c -E '^[0-9]+	(AB|BA)	' '$R/times.tsv') -eq 4"
 check "cachegrind files only in the report directory" sh -c \
 	"ls '$R'/cachegrind.base.*.out '$R'/cachegrind.cand.*.out >/dev/null &&
 	 test -z \"\$(find '$EX' '$C' -name 'cachegrind.out*' -o -name '*.nodebug' | head -n 1)\""
 check "the example directory is left as it was" test "$(ls -A "$EX")" = "$before"
 
-# ---- the gate: a -O0 build as the candidate must fail ----
-# 9 pairs: the 95% CI of the median ratio is [r(2), r(8)], so one pair
-# upset by another process on this machine cannot hide the regression.
-mkdir -p "$D/slow" && "$CLANG" -O0 -g -o "$D/slow/wordfreq" "$EX/wordfreq.c"
-set -- "$@" PGO_RUNS=9 'PGO_VALIDATE_CMD=$(PGO_BINARY) 3 >/dev/null'
+# ---- the gate: a slow candidate must fail ----
+# The candidate: -O0 (more instructions than -O2: a certain regression
+# for cachegrind's Ir), and its counting rounds multiplied by
+# $WORDFREQ_SLOW, which the timed command sets to 6 (the baseline, the
+# example's own wordfreq.c, ignores it): about six times the baseline's
+# time (median pair ratio 5.9 under load, the smallest 3.4).  -O0 alone
+# was only 1.2 to 1.7 times slower, and under load the second-smallest of
+# 9 pair ratios came within 7% of the gate (1.02).  9 pairs: the 95% CI of
+# the median ratio is [r(2), r(8)], so two pairs would have to see the
+# baseline slowed about six times more than the candidate.
+mkdir -p "$D/slow"
+sed 's/round < 6;/round < 6 * (getenv("WORDFREQ_SLOW") ? atoi(getenv("WORDFREQ_SLOW")) : 1);/' \
+	"$EX/wordfreq.c" >"$D/slow/wordfreq.c"
+check "the slow candidate's source has the WORDFREQ_SLOW knob" grep -q WORDFREQ_SLOW "$D/slow/wordfreq.c"
+"$CLANG" -O0 -g -o "$D/slow/wordfreq" "$D/slow/wordfreq.c"
+set -- "$@" PGO_RUNS=9 'PGO_VALIDATE_CMD=WORDFREQ_SLOW=6 $(PGO_BINARY) 1 >/dev/null'
 make -C "$EX" "$@" PGO_DIR="$C" PGO_CC="$CLANG" PGO_CANDIDATE="$D/slow/wordfreq" PGO_GATE=both \
 	pgo-validate >"$D/slow.log" 2>&1
 rc=$?
@@ -70,7 +93,7 @@ check "verdict names both regressions" grep -q \
 	'^verdict: FAIL (regression in wall time, instructions (Ir); gate both' "$R/verdict.txt"
 check "metrics say regression" grep -q '^pgo_regression 1$' "$R/metrics.txt"
 bash "$TOP/pgo/validate.sh" -q -n 9 -g time --baseline "$C/release/wordfreq" \
-	--candidate "$D/slow/wordfreq" -- '"$PGO_BINARY" 3 >/dev/null' >"$D/direct.log" 2>&1
+	--candidate "$D/slow/wordfreq" -- 'WORDFREQ_SLOW=6 "$PGO_BINARY" 1 >/dev/null' >"$D/direct.log" 2>&1
 rc=$?
 check "validate.sh exits 1 on the regression (rc=$rc)" test $rc -eq 1
 

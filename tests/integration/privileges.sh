@@ -64,12 +64,12 @@ fi
 # The recorder's own status, while it records: only CAP_DAC_READ_SEARCH
 # (bit 2) stays, through sudo too (the writer child has the user's rights);
 # no_new_privs.
-status_during() { # OUT ENV...: record a 2 s sleep; copy its status at 1 s
+status_during() { # OUT ENV...: record a sleep; copy its status once it records
 	out=$1; shift
-	env "$@" "$REC" -q -m stack -o "$D/drop.raw" -- sleep 2 2>/dev/null & rpid=$!
-	sleep 1
+	env "$@" "$REC" -q -m stack -o "$D/drop.raw" -- sleep 60 2>/dev/null & rpid=$!
+	wait_recording $rpid
 	cp "/proc/$rpid/status" "$out"
-	wait $rpid
+	kill -INT $rpid; wait $rpid
 }
 status_during "$D/drop-root.txt"
 check "as root: CapEff = CapPrm = CapBnd = CAP_DAC_READ_SEARCH, no inheritable/ambient" sh -c \
@@ -113,9 +113,12 @@ SUDO_UID=x SUDO_GID=$NOBODY "$REC" -q -m stack -o "$D/bad.raw" -- true 2>"$D/bad
 check "SUDO_UID not a number: refused (rc=$rc)" sh -c "test $rc -eq 1 && grep -q SUDO_UID '$D/bad.err'"
 
 # --- -p through sudo: only the invoking user's processes -------------------
+# Each is taken once it runs sleep: until setpriv has exec'ed it, the
+# second process is still root's.
 sleep 30 & rootpid=$!
 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sleep 30 & nobodypid=$!
-sleep 0.2
+wait_exe $rootpid "$(command -v sleep)"
+wait_exe $nobodypid "$(command -v sleep)"
 SUDO_UID=$NOBODY SUDO_GID=$NOBODY "$REC" -q -m stack -p $rootpid -d 0.5 -o "$D/p-root.raw" 2>"$D/p-root.err"; rc=$?
 check "SUDO_UID=$NOBODY, -p of root's process: refused clearly (rc=$rc)" sh -c \
 	"test $rc -eq 1 && grep -q 'belongs to user 0, not to user $NOBODY' '$D/p-root.err' && test ! -e '$D/p-root.raw'"

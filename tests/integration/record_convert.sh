@@ -12,7 +12,15 @@ if ! "$PGOPROF" record -q -o hot.raw -- ./hot 1 >hot.out 2>record.err; then
 fi
 pass record
 taken=$("$PGOPROF" show hot.raw | awk '$2 == "samples.taken" { print $4 }')
-check "record took samples (${taken:-0} >= 300)" test "${taken:-0}" -ge 300
+# cpu-clock samples come with the target's CPU time, not with the wall
+# clock (load does not lower them) nor with a fixed count (a fast machine
+# runs hot 1 in a quarter of the time of a slow one): so the recording
+# must have at least half the samples that the rate and hot 1's CPU time
+# (measured alone; recording only adds to it) call for.
+freq=$("$PGOPROF" show hot.raw | awk '$2 == "sample_freq" { print $4 }')
+cpu=$(cpu_ms ./hot 1); want=$(( ${freq:-999} * ${cpu:-0} / 2000 ))
+check "record took samples (${taken:-0} >= $want: half of ${freq:-?} Hz x $cpu ms of CPU)" \
+	test "${taken:-0}" -ge "$want" -a "$want" -gt 0
 check "record stored the mode and event" sh -c \
 	"'$PGOPROF' show hot.raw | grep -q '^meta mode = stack-fp' && '$PGOPROF' show hot.raw | grep -q '^meta event = cpu-clock'"
 
@@ -77,15 +85,18 @@ else
 	fail "record libcspin" "$(cat record.err)"
 fi
 
-# -p PID: attach to a running process.
-./hot 3 >/dev/null & pid=$!
-sleep 0.3
+# -p PID: attach to a running process, once it runs hot (wait_exe), and
+# kept running until the recording is done (hot 3 could end first, or
+# before the recorder is set up, on a fast or a loaded machine).
+./hot 1000 >/dev/null & pid=$!
+wait_exe $pid hot
 check "record -p PID -d" "$PGOPROF" record -q -p $pid -d 1 -o pid.raw
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 check "record -p finds hot_loop" sh -c "'$PGOPROF' convert -q pid.raw --binary hot --format llvm-text | head -n 1 | grep -q '^hot_loop:'"
 
 # -a: the whole system, with our process among others.
-./hot 3 >/dev/null & pid=$!
+./hot 1000 >/dev/null & pid=$!
+wait_exe $pid hot
 check "record -a -d" "$PGOPROF" record -q -a -d 1 -o all.raw
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 check "record -a finds hot_loop" sh -c "'$PGOPROF' convert -q all.raw --binary hot --format llvm-text | head -n 1 | grep -q '^hot_loop:'"
@@ -127,8 +138,8 @@ check "text -> extbinary -> text is the identity" sh -c \
 # SIGINT ends a recording with a valid profile; a failing command's status
 # is passed on (the profile is still written).
 "$TOP/pgoprof-record" -q -a -o sigint.raw & rpid=$!
-./hot 2 >/dev/null & hpid=$!
-sleep 1; kill -INT $rpid; wait $rpid; rc=$?
+./hot 1000 >/dev/null & hpid=$!
+wait_recording $rpid; sleep 0.5; kill -INT $rpid; wait $rpid; rc=$?
 kill $hpid 2>/dev/null; wait $hpid 2>/dev/null
 check "SIGINT writes a valid profile (rc=$rc)" sh -c "test $rc -eq 0 && '$PGOPROF' show sigint.raw | grep -q '^counter samples.taken'"
 rm -f exit.raw
@@ -187,7 +198,7 @@ if [ $has_lbr = 0 ]; then
 else
 	check "--mode lbr records branch records" sh -c "test $rc -eq 0 && '$PGOPROF' show lbr.raw | grep -q '^meta mode = lbr'"
 fi
-"$TOP/pgoprof-record" -q -a -d 2 -o verifier.raw 2>/dev/null & rpid=$!
-sleep 1
+"$TOP/pgoprof-record" -q -a -o verifier.raw 2>/dev/null & rpid=$!
+wait_recording $rpid
 check "the LBR BPF program is loaded by the verifier" sh -c "bpftool prog show | grep -q on_lbr_sample"
-wait $rpid
+kill -INT $rpid; wait $rpid

@@ -153,10 +153,12 @@ for bad in dwarf,0 dwarf,99999 fp,8192 lbr "dwarf,12x"; do
 	"$PGOPROF" record -q --call-graph "$bad" -o bad.raw -- true 2>bad.err; rc=$?
 	check "--call-graph $bad is refused (rc=$rc)" sh -c "test $rc -eq 2 && grep -q 'call-graph' bad.err"
 done
-"$TOP/pgoprof-record" -q -o caps.raw -- ./lc_nofp 600000 >/dev/null 2>&1 & rpid=$!
-sleep 0.5
+# The status is read once the recorder has set up (wait_recording), not
+# after a guessed sleep; the command runs until the recorder is stopped.
+"$TOP/pgoprof-record" -q -o caps.raw -- sleep 60 >/dev/null 2>&1 & rpid=$!
+wait_recording $rpid
 caps=$(awk '/^CapEff|^CapPrm|^NoNewPrivs/ { printf "%s%s ", $1, $2 }' /proc/$rpid/status 2>/dev/null)
-wait $rpid
+kill -INT $rpid; wait $rpid
 check "pgoprof-record drops privileges while it records ($caps)" sh -c \
 	"echo '$caps' | grep -q 'CapPrm:0000000000000004 CapEff:0000000000000004 NoNewPrivs:1'"
 check "the profile is written after the drop" "$PGOPROF" show caps.raw
