@@ -19,8 +19,9 @@ before=$(ls -A "$EX")
 # Common settings: work files under $D, this checkout's pgoprof, small
 # inputs, and 999 Hz: pgo.mk's 9999 Hz gives 10 times the samples to
 # unwind (a 30-second recording under load) and may be lowered by
-# pgoprof-record to what the machine sustains; 999 Hz gives thousands of
-# samples in main, all the checks below need.  The cachegrind proxy runs
+# pgoprof-record to what the machine sustains; 999 Hz gives about 1400
+# samples in main (the check below wants 100): samples come with CPU
+# time, so a machine even three times faster still has over 400.  The cachegrind proxy runs
 # wordfreq on no input at all (the table's clearing and sorting: 43
 # million instructions, a second under cachegrind, against 280 million
 # for 1 MB): enough for the report, and -O0's comparator still gives it

@@ -121,9 +121,13 @@ all=$(leaf_caller deep.auto.raw lc_fp hot_leaf caller_a | cut -d' ' -f1)
 chain=$(flat deep.auto.raw | awk '$2 == "unwinder.fp_chain_frames" { print $3 }')
 check "deep stack, auto: main reached through the kernel's chain ($2 of $all; ${chain:-0} frames from it)" \
 	sh -c "[ $(( $2 * 100 )) -ge $(( all * 90 )) ] && [ ${chain:-0} -gt 0 ]"
+# Of this recording's own samples: the auto recording's count (as
+# before) differs with the CPU time each run got (443 against 523 under
+# load: 433 reached main, 87% of the other's count).
 rec dwarf,65528 deep.big.raw ./lc_fp deep 115 200000
 set -- $(leaf_caller deep.big.raw lc_fp descend main)
-check "deep stack, dwarf,65528: the bigger copy reaches main ($2 of $all)" pct_ok "$2" "$all" 90
+big=$(leaf_caller deep.big.raw lc_fp hot_leaf caller_a | cut -d' ' -f1)
+check "deep stack, dwarf,65528: the bigger copy reaches main ($2 of $big)" pct_ok "$2" "$big" 90
 
 # 4. Thread stacks (mappings of their own).
 rec auto thr.raw ./lc_nofp threads 150000
