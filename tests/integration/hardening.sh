@@ -90,7 +90,7 @@ gone() { # PID: up to 10 s until it no longer exists
 }
 rm -f "$D/hup.pid"
 "$REC" -m stack -o "$D/hup.raw" -- sh -c "echo \$\$ >'$D/hup.pid'; exec sleep 60" 2>"$D/hup.err" & rpid=$!
-wait_for "$D/hup.err" 'recording at' && wait_for "$D/hup.pid" .
+wait_recording $rpid && wait_for "$D/hup.pid" .
 kill -HUP $rpid
 gone $rpid; wait $rpid; rc=$?
 check "SIGHUP: the recorder stops and writes the profile (rc=$rc)" sh -c \
@@ -98,7 +98,7 @@ check "SIGHUP: the recorder stops and writes the profile (rc=$rc)" sh -c \
 check "SIGHUP: the command is stopped too" gone "$(cat "$D/hup.pid")"
 rm -f "$D/kill.pid"
 "$REC" -m stack -o "$D/kill.raw" -- sh -c "echo \$\$ >'$D/kill.pid'; exec sleep 60" 2>"$D/kill.err" & rpid=$!
-wait_for "$D/kill.err" 'recording at' && wait_for "$D/kill.pid" .
+wait_recording $rpid && wait_for "$D/kill.pid" .
 kill -KILL $rpid; wait $rpid 2>/dev/null
 check "SIGKILL of the recorder: its command does not run on (PR_SET_PDEATHSIG)" gone "$(cat "$D/kill.pid")"
 check "SIGKILL of the recorder: no file, no temporary left" sh -c \
