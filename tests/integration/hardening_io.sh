@@ -77,16 +77,19 @@ rm -f fifo m.prof pipe.show
 # (7) A signal while the output is written.  The shim stops the process
 # in the fsync of outfile_commit: the temporary exists, fully written, not
 # yet renamed; the signal comes from outside, as from kill(1).  Background
-# jobs of sh ignore SIGINT, which pgoprof then rightly leaves alone: the
-# shim gives SIGINT its default action back.
+# jobs of sh ignore SIGINT (and a run under nohup SIGHUP), which pgoprof
+# then rightly leaves alone: the shim gives both their default action back.
 cat >stopshim.c <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
+#include <stdlib.h>
 
 __attribute__((constructor)) static void sigint_default(void)
 {
 	signal(SIGINT, SIG_DFL);
+	if (!getenv("KEEP_SIGHUP"))
+		signal(SIGHUP, SIG_DFL);
 }
 
 int fsync(int fd)
@@ -127,7 +130,7 @@ interrupted "SIGTERM while merge writes" TERM 143 out.raw $SHIM "$PGOPROF" merge
 interrupted "SIGHUP while convert writes" HUP 129 out.prof $SHIM "$PGOPROF" convert -q d.raw --binary dispatch -o out.prof
 interrupted "SIGINT while import writes" INT 130 out.raw $SHIM "$PGOPROF" import -q -o out.raw d.perf.data
 interrupted "an ignored SIGHUP stays ignored (nohup)" HUP 0 out.raw \
-	sh -c "trap '' HUP; exec $SHIM '$PGOPROF' merge -o out.raw d.raw"
+	sh -c "trap '' HUP; exec $SHIM KEEP_SIGHUP=1 '$PGOPROF' merge -o out.raw d.raw"
 
 # (10) Standard output full.
 expect_to /dev/full "show of a raw profile to a full stdout" 1 \

@@ -81,5 +81,10 @@ check "--max-stacks 0 is refused" sh -c "! '$TOP/pgoprof-record' --max-stacks 0 
 # Default sizes: nothing lost on the same workload, and no warning.
 "$PGOPROF" record --call-graph fp -o lost-none.raw -- ./hot 1 >/dev/null 2>lost-none.err
 "$PGOPROF" convert lost-none.raw --binary hot -o lost-none.prof 2>lost-nonec.err
-check "default maps: samples.lost = 0, no warning" sh -c \
-	"test '$(counter lost-none.raw samples.lost)' = 0 && ! grep -q warning lost-none.err lost-nonec.err"
+# Not 0: the kernel's stack map drops a stack whose hash bucket another
+# stack holds (-EEXIST, counted in lost.stack_map); with tens of distinct
+# stacks in 65536 buckets that is rare, but it happens.  Below 1% nothing
+# warns (LOST_WARN_PERCENT).
+taken=$(counter lost-none.raw samples.taken); lost=$(counter lost-none.raw samples.lost)
+check "default maps: under 1% lost ($lost of $taken), no warning" sh -c \
+	"test '${lost:-1}' -le \$(( ${taken:-0} / 100 )) && ! grep -q warning lost-none.err lost-nonec.err"

@@ -111,6 +111,8 @@ static void own_handler_then_commit(void)
 	struct sigaction sa;
 	struct outfile o;
 
+	/* Under nohup the test itself starts with SIGHUP ignored. */
+	signal(SIGHUP, SIG_DFL);
 	signal(SIGTERM, on_term);
 	if (outfile_open(&o, out))
 		_exit(1);
