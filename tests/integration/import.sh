@@ -75,10 +75,14 @@ counter() { "$PGOPROF" show "$1" | awk -v c="$2" '$1 == "counter" && $2 == c { p
 obj_samples() { "$PGOPROF" show "$1" | awk -v n="/$2" '$1 == "object" { for (i = 1; i < NF; i++) { if ($i == "path") p = $(i + 1); if ($i == "samples") s = $(i + 1) } if (substr(p, length(p) - length(n) + 1) == n) t += s } END { print t + 0 }'; }
 
 # perf 6.1 aborts while another event with build-IDs is open elsewhere on
-# the machine (a pgoprof recording: a kernel quirk); such a run is retried.
+# the machine (a pgoprof recording: a kernel quirk), or writes a file that
+# its own perf script then aborts on (util/build-id.c:1010): such a run is
+# retried.  The file is the argument after -o.
 perf_rec() {
+	out=; prev=
+	for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
 	for try in 1 2 3; do
-		perf record -N "$@" && return 0
+		perf record -N "$@" && perf_script_ok "$out" /dev/null && return 0
 		sleep 2
 	done
 	return 1
@@ -164,7 +168,8 @@ check "both processes count (${1:-0} + ${2:-0} = $(obj_samples two.raw hot))" \
 # (Retried as perf_rec retries a file.)
 pipe_ok=0
 for try in 1 2 3; do
-	perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data && { pipe_ok=1; break; }
+	perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data &&
+		perf_script_ok pipe.data /dev/null && { pipe_ok=1; break; }
 	sleep 2
 done
 [ $pipe_ok = 1 ] || fail "perf record -o -" "$(tail -n 2 perf.err | tr '\n' ' ')"
