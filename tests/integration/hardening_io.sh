@@ -22,13 +22,24 @@ if ! $CLANG -O2 -g -o dispatch "$TOP/tests/lbrsynth/progs/dispatch.c" >cc.log 2>
 	fail "make the test inputs" "$(tail -n 3 cc.log gen.log | tr '\n' ' ')"; exit 0
 fi
 
+# A sanitizer build (make check SANITIZE=1) maps terabytes of shadow
+# memory, so ulimit -v cannot bound it: ASan's own RSS limit does, and its
+# runtime must come first in LD_PRELOAD (the fsync shim below).
+ASAN_LIB=$(ldd "$PGOPROF" 2>/dev/null | awk '/libasan/ { print $3 }')
+bounded() { # COMMAND...: exec'd within 20 s and 2 GB
+	if [ -n "$ASAN_LIB" ]; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=2000" exec timeout 20 "$@"
+	fi
+	ulimit -v 2000000; exec timeout 20 "$@"
+}
+
 # expect_to STDOUT NAME STATUS MESSAGE COMMAND...: COMMAND, within 20 s
 # and 2 GB of address space and with its output to STDOUT, exits with
 # STATUS and one line on stderr that holds MESSAGE; it leaves no output
 # (out.*) nor temporary (.out.*) here or in full/.
 expect_to() {
 	to=$1 name=$2 want=$3 msg=$4; shift 4
-	( ulimit -v 2000000; exec timeout 20 "$@" ) >"$to" 2>stderr.txt; rc=$?
+	( bounded "$@" ) >"$to" 2>stderr.txt; rc=$?
 	left=$(ls -A . full 2>/dev/null | grep '^\.\?out\.')
 	if [ $rc -eq "$want" ] && [ "$(wc -l <stderr.txt)" -eq 1 ] &&
 	   grep -qF -- "$msg" stderr.txt && [ -z "$left" ]; then
@@ -125,7 +136,7 @@ interrupted() {
 	fi
 	rm -f "$target" ".$target".*
 }
-SHIM="env LD_PRELOAD=$D/stopshim.so"
+SHIM="env LD_PRELOAD=${ASAN_LIB:+$ASAN_LIB:}$D/stopshim.so"
 interrupted "SIGTERM while merge writes" TERM 143 out.raw $SHIM "$PGOPROF" merge -o out.raw d.raw d.raw
 interrupted "SIGHUP while convert writes" HUP 129 out.prof $SHIM "$PGOPROF" convert -q d.raw --binary dispatch -o out.prof
 interrupted "SIGINT while import writes" INT 130 out.raw $SHIM "$PGOPROF" import -q -o out.raw d.perf.data
