@@ -608,11 +608,12 @@ static double busy_at(struct collector *c, struct bpf_program *prog,
 }
 
 /* Stack mode above RATE_UNMEASURED: lower the rate until sampling takes at
- * most kernel.perf_cpu_time_max_percent of a CPU (half with DWARF stacks), as the kernel does for
- * hardware events (LBR mode is left to the kernel).  The first measure is
- * at RATE_PROBE at most and scaled up (a cost that saturates grows less
- * than the rate: the estimate errs low); each lowered rate is measured
- * again, since the cost need not be proportional to it. */
+ * most kernel.perf_cpu_time_max_percent of a CPU (half with DWARF stacks),
+ * as the kernel does for hardware events (LBR mode is left to the kernel).
+ * The first measure is at RATE_PROBE at most, scaled up in proportion (a
+ * cost that saturates grows less than the rate, so this errs high and a
+ * machine is never measured at a rate that could stall it); each lowered
+ * rate is measured again, since the cost need not be proportional. */
 static int limit_rate(struct collector *c)
 {
 	struct bpf_program *prog = c->use_cg ? c->skel->progs.on_stack_sample
