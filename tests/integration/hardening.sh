@@ -116,7 +116,13 @@ check "-F above kernel.perf_event_max_sample_rate ($max): refused (rc=$rc)" test
 # twice the program's own time (it froze this VM for minutes before).  The
 # program's own time is taken just before and just after, and the slower
 # of the two counts: a machine that other work slows slows both.
+# The bound is the 2x for the build users run (make check); the
+# sanitizer build (make check SANITIZE=1) unwinds DWARF stacks 2-3 times
+# slower in user space, where the rate limit only estimates the cost (half
+# the share), so there it is 3x: still no stall.
 secs() { /usr/bin/time -f %e -o "$D/t" "$@" >/dev/null; tail -n 1 "$D/t"; }
+bound=2
+ldd "$REC" 2>/dev/null | grep -q libasan && bound=3
 for cg in fp dwarf; do
 	own1=$(secs ./hot 3)
 	took=$(secs timeout -s KILL 120 "$REC" -m stack --call-graph $cg -F "$max" \
@@ -125,8 +131,8 @@ for cg in fp dwarf; do
 	own=$(echo "$own1 $own2" | awk '{ print ($1 > $2 ? $1 : $2) }')
 	low=$(sed -n 's/.*lowered to \([0-9]*\) Hz.*/\1/p' "$D/fast-$cg.err")
 	freq=$("$PGOPROF" show "$D/fast-$cg.raw" | awk '$1 == "meta" && $2 == "sample_freq" { print $4 }')
-	check "--call-graph $cg -F $max: ends within 2x the program's own time (${took}s against ${own1}s and ${own2}s)" \
-		awk -v a="$took" -v b="$own" 'BEGIN { exit !(a > 0 && a <= 2 * b) }'
+	check "--call-graph $cg -F $max: ends within ${bound}x the program's own time (${took}s against ${own1}s and ${own2}s)" \
+		awk -v a="$took" -v b="$own" -v k=$bound 'BEGIN { exit !(a > 0 && a <= k * b) }'
 	check "--call-graph $cg -F $max: the profile's sample_freq is the rate used (${low:-not lowered}, meta $freq)" \
 		test "$freq" = "${low:-$max}"
 done
