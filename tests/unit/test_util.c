@@ -1,11 +1,15 @@
 /* lib/util.c: an outfile's temporary never outlives the process that made
  * it (signals, exit()), yet a forked child and the program's own signal
  * handlers are left alone; read_input() stops early on a bad head and
- * bounds what it reads from a file that is not regular. */
+ * bounds what it reads from a file that is not regular.  lib/md5.c: RFC
+ * 1321's test suite, in one piece and in pieces, and from a file. */
 #include "check.h"
+#include "../../lib/md5.h"
 #include "../../lib/util.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +184,59 @@ static void test_read_input_bounded(void)
 	free(b);
 }
 
+static int md5_is(const uint8_t d[MD5_DIGEST_LEN], const char *hex)
+{
+	char h[2 * MD5_DIGEST_LEN + 1];
+
+	hex_string(h, d, MD5_DIGEST_LEN);
+	return !strcmp(h, hex);
+}
+
+static void test_md5(void)
+{
+	static const char *const suite[][2] = {	/* RFC 1321, A.5 */
+		{ "", "d41d8cd98f00b204e9800998ecf8427e" },
+		{ "a", "0cc175b9c0f1b6a831c399e269772661" },
+		{ "abc", "900150983cd24fb0d6963f7d28e17f72" },
+		{ "message digest", "f96b697d7cb7938d525a2f31aaf161d0" },
+		{ "abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b" },
+		{ "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+		  "d174ab98d277d9f5a5611c2c9f419d9f" },
+		{ "1234567890123456789012345678901234567890"
+		  "1234567890123456789012345678901234567890",
+		  "57edf4a22be3c955ac49da2e2107b67a" },
+	};
+	uint8_t d[MD5_DIGEST_LEN];
+	char path[sizeof(dir) + 8];
+	struct md5 c;
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(suite); i++) {
+		const char *s = suite[i][0];
+		size_t n = strlen(s);
+
+		md5_buffer(s, n, d);
+		CHECK(md5_is(d, suite[i][1]));
+		for (size_t cut = 0; cut <= n; cut += 7) {	/* in pieces */
+			md5_init(&c);
+			md5_update(&c, s, cut);
+			md5_update(&c, s + cut, n - cut);
+			md5_final(&c, d);
+			CHECK(md5_is(d, suite[i][1]));
+		}
+	}
+	snprintf(path, sizeof(path), "%s/md5", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "abc", 3) == 3);
+	CHECK(md5_fd(fd, 3, d) == 0 && md5_is(d, suite[2][1]));
+	CHECK(md5_fd(fd, 2, d) == -1 && errno == EFBIG);
+	close(fd);
+	unlink(path);
+	fd = open("/dev/null", O_RDONLY);
+	CHECK(md5_fd(fd, 100, d) == -1 && errno == EINVAL);
+	close(fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -192,6 +249,7 @@ int main(void)
 	RUN(test_own_handler_kept);
 	RUN(test_child_leaves_temporary);
 	RUN(test_read_input_bounded);
+	RUN(test_md5);
 	rmdir(dir);
 	return tests_failed != 0;
 }
