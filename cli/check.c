@@ -70,15 +70,14 @@ static int check_raw(const struct raw_profile *p, const char *path,
 		     const char *binary)
 {
 	struct symbolizer *s = sym_open(binary, NULL, 0);
-	const uint8_t *id;
-	size_t len;
+	struct raw_binary b = { binary, NULL, 0, NULL };
 	int found;
 
 	if (!s)
 		return 1;
-	id = sym_build_id(s, &len);
-	found = id && raw_match_object(p, id, (uint32_t)len) >= 0;
-	printf("%s: %s the samples of %s (by build-ID)%s\n", path,
+	b.build_id = sym_build_id(s, &b.build_id_len);
+	found = raw_binary_object(p, path, &b) >= 0;
+	printf("%s: %s the samples of %s%s\n", path,
 	       found ? "holds" : "does not hold", binary,
 	       found ? ": it fits exactly" :
 	       ": convert it with the binary it was recorded from, then check that profile");

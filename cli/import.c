@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		   "                        every event's\n"
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
 		   "                        a mapping whose build-ID is not in PERF.DATA (MMAP2\n"
-		   "                        record or build-ID table) stays unattributed\n"
+		   "                        record or build-ID table) is kept by its path\n"
 		   "  -q, --quiet           no summary line\n");
 }
 
@@ -70,6 +70,26 @@ static uint8_t *load(const char *path, size_t *len, int *mapped)
 	return read_input(path, len, perfdata_probe);
 }
 
+/* Objects without a build-ID: kept by path, matched by name later. */
+static void report_by_path(const struct raw_profile *p)
+{
+	char list[512] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nobjs; i++) {
+		if (p->objs[i].id_kind != RAW_ID_PATH)
+			continue;
+		if (n++ < 4)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s", n > 1 ? ", " : "", p->objs[i].path);
+	}
+	if (n)
+		fprintf(stderr, "%s: %zu object%s without a build-ID (%s%s): kept by the path recorded; "
+			"'pgoprof convert --binary' matches %s by file name\n",
+			progname, n, n == 1 ? "" : "s", list, n > 4 ? ", ..." : "",
+			n == 1 ? "it" : "them");
+}
+
 static void report(const struct raw_profile *p, const char *out)
 {
 	uint64_t unattr = 0, local = raw_get_counter(p, "import.build_id_from_file");
@@ -89,6 +109,7 @@ static void report(const struct raw_profile *p, const char *out)
 			"not from the perf.data file; they are right only if those files are the ones that ran "
 			"(--no-local-files refuses them)\n",
 			progname, local, local == 1 ? "" : "s");
+	report_by_path(p);
 	if (raw_get_counter(p, "import.unknown_records"))
 		fprintf(stderr, "%s: skipped %" PRIu64 " records of unknown types\n", progname,
 			raw_get_counter(p, "import.unknown_records"));

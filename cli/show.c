@@ -19,8 +19,8 @@ static void usage(FILE *f)
 		   "object (build-ID) its IP samples and caller->callee edges, addresses\n"
 		   "as file offsets.  Print a compiler profile (LLVM text or extbinary,\n"
 		   "GCC .afdo; detected from its contents) as LLVM text.\n\n"
-		   "  -b, --binary ELF   print only the IP samples of ELF (found by\n"
-		   "                     build-ID), one per line: file offset, ELF virtual\n"
+		   "  -b, --binary ELF   print only the IP samples of ELF (found as\n"
+		   "                     convert finds it), one per line: file offset, ELF virtual\n"
 		   "                     address, samples, function (DWARF or symbol table)\n");
 }
 
@@ -29,14 +29,13 @@ static int show_binary(const struct raw_profile *p, const char *path,
 {
 	struct symbolizer *s = sym_open(path, NULL, 0);
 	const struct load_seg *segs;
-	const uint8_t *id;
-	size_t len;
+	struct raw_binary b = { path, NULL, 0, NULL };
 	int obj, n;
 
 	if (!s)
 		return 1;
-	id = sym_build_id(s, &len);
-	obj = raw_binary_object(p, raw_path, path, id, len);
+	b.build_id = sym_build_id(s, &b.build_id_len);
+	obj = raw_binary_object(p, raw_path, &b);
 	if (obj < 0) {
 		sym_close(s);
 		return 1;

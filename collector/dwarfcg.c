@@ -40,7 +40,7 @@ static int locate(void *arg, pid_t pid, uint64_t addr, struct unwind_file *f)
 		return -1;
 	o = &d->prof->objs[obj];
 	*f = (struct unwind_file){ obj, off, o->path, o->build_id,
-				   o->build_id_len };
+				   o->build_id_len, o->id_kind == RAW_ID_CONTENT };
 	return 0;
 }
 

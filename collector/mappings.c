@@ -1,5 +1,6 @@
 #include "mappings.h"
 #include "buildid.h"
+#include "../lib/md5.h"
 #include "../lib/util.h"
 
 #include <fcntl.h>
@@ -95,14 +96,29 @@ static struct proc *get_proc(struct maptable *t, pid_t pid)
 	return p;
 }
 
-/* Build-ID of the file behind a mapping: the mapped file itself through
+/* The object of an ELF file open on fd: by its build-ID, else (a file
+ * linked without one) by the MD5 of its bytes; MAP_NO_OBJECT if it is
+ * not ELF, cannot be read, or is larger than RAW_CONTENT_MAX. */
+static uint32_t fd_object(struct maptable *t, int fd, const char *path)
+{
+	uint8_t id[RAW_BUILD_ID_MAX], magic[4];
+	uint32_t len;
+
+	if (!buildid_read_fd(fd, id, sizeof(id), &len))
+		return raw_object(t->prof, id, len, path);
+	if (pread(fd, magic, sizeof(magic), 0) != sizeof(magic) ||
+	    memcmp(magic, "\177ELF", 4) || md5_fd(fd, RAW_CONTENT_MAX, id))
+		return MAP_NO_OBJECT;
+	return raw_object_id(t->prof, RAW_ID_CONTENT, id, MD5_DIGEST_LEN, path);
+}
+
+/* Object of the file behind a mapping: the mapped file itself through
  * map_files (root only), else the path it had. */
 static uint32_t file_object(struct maptable *t, pid_t pid, uint64_t start,
 			    uint64_t end, const char *path, uint64_t dev,
 			    uint64_t ino)
 {
-	uint8_t id[RAW_BUILD_ID_MAX];
-	uint32_t len, obj = MAP_NO_OBJECT;
+	uint32_t obj = MAP_NO_OBJECT;
 	char mf[96];
 	int fd;
 
@@ -114,10 +130,9 @@ static uint32_t file_object(struct maptable *t, pid_t pid, uint64_t start,
 		 (int)pid, start, end);
 	fd = open(mf, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && path[0] == '/')
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd >= 0) {
-		if (!buildid_read_fd(fd, id, sizeof(id), &len))
-			obj = raw_object(t->prof, id, len, path);
+		obj = fd_object(t, fd, path);
 		close(fd);
 	}
 	if (dev || ino) {
@@ -127,22 +142,29 @@ static uint32_t file_object(struct maptable *t, pid_t pid, uint64_t start,
 	return obj;
 }
 
-void maps_add(struct maptable *t, pid_t pid, uint64_t start, uint64_t len,
-	      uint64_t pgoff, const uint8_t *build_id, uint32_t build_id_len,
-	      const char *path, uint64_t dev, uint64_t ino)
+void maps_add_object(struct maptable *t, pid_t pid, uint64_t start,
+		     uint64_t len, uint64_t pgoff, uint32_t obj, const char *path)
 {
 	struct proc *p = get_proc(t, pid);
-	struct mapping m = { start, start + len, pgoff, MAP_NO_OBJECT,
-			     UNATTR_NONE };
+	struct mapping m = { start, start + len, pgoff, obj, UNATTR_NONE };
 
-	if (build_id && build_id_len)
-		m.obj = raw_object(t->prof, build_id, build_id_len, path);
-	else if (path[0] == '/')
-		m.obj = file_object(t, pid, start, start + len, path, dev, ino);
 	if (m.obj == MAP_NO_OBJECT)
 		m.reason = path[0] == '/' ? UNATTR_NO_BUILD_ID : UNATTR_ANON;
 	grow(&p->maps, &p->cap, p->n + 1, sizeof(*p->maps));
 	p->maps[p->n++] = m;
+}
+
+void maps_add(struct maptable *t, pid_t pid, uint64_t start, uint64_t len,
+	      uint64_t pgoff, const uint8_t *build_id, uint32_t build_id_len,
+	      const char *path, uint64_t dev, uint64_t ino)
+{
+	uint32_t obj = MAP_NO_OBJECT;
+
+	if (build_id && build_id_len)
+		obj = raw_object(t->prof, build_id, build_id_len, path);
+	else if (path[0] == '/')
+		obj = file_object(t, pid, start, start + len, path, dev, ino);
+	maps_add_object(t, pid, start, len, pgoff, obj, path);
 }
 
 void maps_fork(struct maptable *t, pid_t parent, pid_t child)

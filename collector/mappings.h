@@ -13,7 +13,9 @@ enum unattr_reason {
 	UNATTR_NONE,
 	UNATTR_NO_MAPPING,	/* address outside every known mapping */
 	UNATTR_ANON,		/* anonymous memory: JIT code, trampolines */
-	UNATTR_NO_BUILD_ID,	/* file mapping whose ELF has no build-ID */
+	UNATTR_NO_BUILD_ID,	/* file mapping of no known identity: no
+				 * build-ID, and its bytes not read (gone,
+				 * not ELF, larger than RAW_CONTENT_MAX) */
 	UNATTR_MAX,
 };
 extern const char *const unattr_name[UNATTR_MAX];
@@ -43,10 +45,16 @@ void maps_free(struct maptable *t);
 /* Add a mapping of pid.  build_id may be NULL: then it is read from the file
  * (through /proc/PID/map_files when possible, so a file deleted or replaced
  * since still gives the mapped one), cached by (dev, ino) when those are
- * non-zero.  Later mappings shadow earlier ones at the same addresses. */
+ * non-zero; an ELF file without one is named by the MD5 of its bytes
+ * (RAW_ID_CONTENT).  Later mappings shadow earlier ones at the same
+ * addresses. */
 void maps_add(struct maptable *t, pid_t pid, uint64_t start, uint64_t len,
 	      uint64_t pgoff, const uint8_t *build_id, uint32_t build_id_len,
 	      const char *path, uint64_t dev, uint64_t ino);
+/* Add a mapping of pid to object obj of t->prof (MAP_NO_OBJECT: not
+ * attributed; path tells why: a file, or anonymous memory). */
+void maps_add_object(struct maptable *t, pid_t pid, uint64_t start,
+		     uint64_t len, uint64_t pgoff, uint32_t obj, const char *path);
 /* A new process starts with its parent's mappings. */
 void maps_fork(struct maptable *t, pid_t parent, pid_t child);
 /* Read the executable mappings of a running process from /proc/PID/maps.

@@ -10,6 +10,7 @@
  * libdwfl/frame_unwind.c (what a step reads and when it stops). */
 #include "unwind.h"
 #include "unwind_int.h"
+#include "../lib/md5.h"
 #include "../lib/util.h"
 
 #include <elfutils/libdwelf.h>
@@ -108,8 +109,9 @@ struct uw_run {
 
 /* ---- files ---- */
 
-static int file_matches(Elf *elf, const struct unwind_file *f)
+static int file_matches(int fd, Elf *elf, const struct unwind_file *f)
 {
+	uint8_t d[MD5_DIGEST_LEN];
 	const void *id;
 	ssize_t n;
 
@@ -117,6 +119,9 @@ static int file_matches(Elf *elf, const struct unwind_file *f)
 		return 0;
 	if (!f->build_id)
 		return 1;
+	if (f->build_id_is_md5)
+		return f->build_id_len == sizeof(d) && !md5_fd(fd, UINT64_MAX, d) &&
+		       !memcmp(d, f->build_id, sizeof(d));
 	n = dwelf_elf_gnu_build_id(elf, &id);
 	return n == (ssize_t)f->build_id_len && !memcmp(id, f->build_id, (size_t)n);
 }
@@ -130,7 +135,7 @@ static int try_open(struct uw_file *uf, const char *path,
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || !file_matches(elf, f)) {
+	if (!elf || !file_matches(fd, elf, f)) {
 		elf_end(elf);
 		close(fd);
 		return -1;

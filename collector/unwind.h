@@ -73,6 +73,8 @@ struct unwind_file {
 	const uint8_t *build_id;	/* the file must have this GNU build-ID;
 					 * NULL: not checked */
 	uint32_t build_id_len;
+	int build_id_is_md5;	/* build_id is instead the MD5 of the whole
+				 * file (a file linked without a build-ID) */
 };
 
 /* The caller's mappings: fill *file for addr of process pid and return 0,

@@ -34,7 +34,7 @@ static const char *const drop_name[DROP_MAX] = {
 };
 
 struct conv {
-	const char *raw_path, *binary, *debug, *output;
+	const char *raw_path, *binary, *debug, *output, *recorded_path;
 	struct write_options wo;
 	int quiet;
 	struct raw_profile raw;
@@ -66,11 +66,15 @@ static void usage(FILE *f)
 "usage: pgoprof convert RAW --binary ELF [--debug-binary ELF] [-o OUT]\n"
 "                       [--format FORMAT] [FORMAT OPTIONS]\n\n"
 "Write the sample profile of one binary from a raw profile.  The binary is\n"
-"found in the profile by its build-ID; it needs debug info (-g; with clang\n"
-"also -fdebug-info-for-profiling), in itself, in --debug-binary, through\n"
-".gnu_debuglink or under /usr/lib/debug/.build-id/.\n\n"
+"found in the profile by its build-ID (a binary without one: by its\n"
+"content, or by the path it was recorded at); it needs debug info (-g; with\n"
+"clang also -fdebug-info-for-profiling), in itself, in --debug-binary,\n"
+"through .gnu_debuglink or under /usr/lib/debug/.build-id/.\n\n"
 "  -b, --binary ELF        the executable or shared library to profile\n"
 "  -g, --debug-binary ELF  its separate debug info file\n"
+"      --recorded-path PATH  the samples of the object recorded at PATH\n"
+"                          without a build-ID ('pgoprof show' lists them),\n"
+"                          when not the only one named like ELF\n"
 "  -o, --output OUT        write here (atomically) instead of stdout\n"
 "  -f, --format FORMAT     llvm-extbinary (default; clang -fprofile-sample-use=OUT,\n"
 "                          compact, fastest to load), llvm-text (readable),\n"
@@ -83,7 +87,8 @@ static void usage(FILE *f)
 "  -e, --estimator E       a line's count from its instructions' samples:\n"
 "                          mean (default; per instruction), sum, max\n"
 "  -q, --quiet             print only errors\n\n"
-"Exit status: 0 written; 1 error (also: build-ID not in the profile); 2 usage.\n");
+"Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
+"2 usage.\n");
 }
 
 static int parse_args(struct conv *c, int argc, char **argv)
@@ -91,6 +96,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'b' },
 		{ "debug-binary", required_argument, NULL, 'g' },
+		{ "recorded-path", required_argument, NULL, 'R' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -113,6 +119,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		switch (o) {
 		case 'b': c->binary = optarg; break;
 		case 'g': c->debug = optarg; break;
+		case 'R': c->recorded_path = optarg; break;
 		case 'o': c->output = optarg; break;
 		case 'f': format = optarg; break;
 		case 'M': c->wo.md5_names = 1; break;
@@ -155,10 +162,10 @@ static int parse_args(struct conv *c, int argc, char **argv)
 
 static int find_object(struct conv *c)
 {
-	size_t len;
-	const uint8_t *id = sym_build_id(c->sym, &len);
+	struct raw_binary b = { c->binary, NULL, 0, c->recorded_path };
 
-	c->obj = raw_binary_object(&c->raw, c->raw_path, c->binary, id, len);
+	b.build_id = sym_build_id(c->sym, &b.build_id_len);
+	c->obj = raw_binary_object(&c->raw, c->raw_path, &b);
 	return c->obj < 0 ? -1 : 0;
 }
 
@@ -373,7 +380,7 @@ static struct symbolizer *callee_symbolizer(struct conv *c, uint32_t obj)
 	if (!s)
 		return NULL;
 	id = sym_build_id(s, &len);
-	if (!id || len != o->build_id_len || memcmp(id, o->build_id, len)) {
+	if (!raw_file_is_object(o, o->path, id, len)) {
 		sym_close(s);	/* replaced since recording */
 		return NULL;
 	}

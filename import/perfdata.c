@@ -184,8 +184,6 @@ struct imp {
 	struct pidkey *keys;
 	size_t cap_keys, nkeys_used;
 	int32_t next_key;
-	uint32_t no_id_obj;		/* sentinel object: mapping without build-ID */
-	int have_no_id_obj;
 
 	int ordered, build_id_attr, event_updates;
 	size_t released;		/* buf[0..released) given back */
@@ -891,21 +889,6 @@ static uint64_t rec_time(struct imp *m, const struct rec *rc)
 
 /* ---- mappings ---- */
 
-static uint32_t no_id_object(struct imp *m)
-{
-	/* A build-ID no linker makes (64 bytes of 0xff): resolve() turns it
-	 * into no_build_id, and it never gets samples, so that
-	 * raw_drop_empty_objects() removes it. */
-	if (!m->have_no_id_obj) {
-		uint8_t id[RAW_BUILD_ID_MAX];
-
-		memset(id, 0xff, sizeof(id));
-		m->no_id_obj = raw_object(m->prof, id, sizeof(id), "");
-		m->have_no_id_obj = 1;
-	}
-	return m->no_id_obj;
-}
-
 /* The build-ID of the file at path on this machine (cached); len 0 if none. */
 static const struct bid *local_build_id(struct imp *m, const char *path)
 {
@@ -977,12 +960,10 @@ static void add_mapping(struct imp *m, uint32_t pid, uint64_t start,
 		if (b) {
 			id = b->id;
 			idlen = b->len;
-		} else {
-			uint32_t obj = no_id_object(m);
-
-			maps_add(&m->maps, key, start, len, pgoff,
-				 m->prof->objs[obj].build_id,
-				 m->prof->objs[obj].build_id_len, path, 0, 0);
+		} else {	/* known by its path alone: convert --binary
+				 * matches it by file name, as perf's peers do */
+			maps_add_object(&m->maps, key, start, len, pgoff,
+					raw_path_object(m->prof, path), path);
 			return;
 		}
 	}
@@ -993,14 +974,9 @@ static void add_mapping(struct imp *m, uint32_t pid, uint64_t start,
 static enum unattr_reason resolve(struct imp *m, int32_t key, uint64_t addr,
 				  uint32_t *obj, uint64_t *off)
 {
-	enum unattr_reason r;
-
 	if (!key)
 		return UNATTR_NO_MAPPING;
-	r = maps_resolve(&m->maps, key, addr, obj, off);
-	if (r == UNATTR_NONE && m->have_no_id_obj && *obj == m->no_id_obj)
-		return UNATTR_NO_BUILD_ID;
-	return r;
+	return maps_resolve(&m->maps, key, addr, obj, off);
 }
 
 /* The unwinder's view of the mappings (unwind.h): pid's current address
@@ -1016,6 +992,8 @@ static int locate(void *arg, pid_t pid, uint64_t addr, struct unwind_file *f)
 	if (resolve(m, key_of(m, (uint32_t)pid), addr, &obj, &off) != UNATTR_NONE)
 		return -1;
 	o = &m->prof->objs[obj];
+	if (o->id_kind != RAW_ID_BUILD_ID)
+		return -1;
 	*f = (struct unwind_file){ obj, off, o->path, o->build_id,
 				   o->build_id_len };
 	return 0;
@@ -1868,6 +1846,8 @@ static void count_local_ids(struct imp *m)
 		const struct raw_object *o = &m->prof->objs[i];
 		int local = 0, recorded = 0;
 
+		if (o->id_kind != RAW_ID_BUILD_ID)
+			continue;
 		for (size_t j = 0; j < m->nfids && !local; j++)
 			local = m->fids[j].len == o->build_id_len &&
 				!memcmp(m->fids[j].id, o->build_id, o->build_id_len);

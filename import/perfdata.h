@@ -21,7 +21,8 @@
  * Build-IDs, first found: the MMAP2 record (PERF_RECORD_MISC_MMAP_BUILD_ID,
  * trusted only if an event asked for build-IDs), HEADER_BUILD_ID (feature
  * or records, by file name), the file at that path on this machine (counted
- * in import.build_id_from_file; see no_local_files); else no_build_id.
+ * in import.build_id_from_file; see no_local_files); else the object is
+ * known by its path alone (RAW_ID_PATH), which convert matches by name.
  * A process gets fresh mappings at FORK (a copy of its parent's) and at
  * COMM with exec, so every process of a binary counts at its own address.
  *
@@ -56,8 +57,8 @@ struct perfdata_options {
 	 * from HEADER_EVENT_DESC, e.g. "cycles:u"); NULL: every event. */
 	const char *event;
 	/* Never read a build-ID from a file on this machine: a mapping whose
-	 * build-ID is neither in an MMAP2 record nor in HEADER_BUILD_ID stays
-	 * unattributed (no_build_id). */
+	 * build-ID is neither in an MMAP2 record nor in HEADER_BUILD_ID is
+	 * known by its path alone (RAW_ID_PATH). */
 	int no_local_files;
 	/* buf is a read-only mapping of a file (mmap MAP_PRIVATE, page
 	 * aligned): pages already read are given back (madvise

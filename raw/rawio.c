@@ -10,10 +10,10 @@
 
 #define MAX_STR (1u << 20)
 
-static size_t section_begin(struct wbuf *b, uint32_t type)
+static size_t section_begin(struct wbuf *b, uint32_t type, uint32_t flags)
 {
 	wb_u32(b, type);
-	wb_u32(b, 0);
+	wb_u32(b, flags);
 	wb_u64(b, 0);
 	return b->len;
 }
@@ -25,7 +25,7 @@ static void section_end(struct wbuf *b, size_t start)
 
 static void write_object(struct wbuf *b, const struct raw_object *o)
 {
-	size_t s = section_begin(b, RAW_SEC_OBJECT);
+	size_t s = section_begin(b, RAW_SEC_OBJECT, o->id_kind);
 
 	wb_u32(b, o->build_id_len);
 	wb_bytes(b, o->build_id, o->build_id_len);
@@ -57,7 +57,7 @@ static uint32_t write_lbr(struct wbuf *b, const struct raw_profile *p)
 		size_t s;
 
 		if (o->nranges) {
-			s = section_begin(b, RAW_SEC_RANGES);
+			s = section_begin(b, RAW_SEC_RANGES, 0);
 			wb_u32(b, (uint32_t)i);
 			wb_u64(b, o->nranges);
 			for (size_t j = 0; j < o->nranges; j++) {
@@ -69,7 +69,7 @@ static uint32_t write_lbr(struct wbuf *b, const struct raw_profile *p)
 			nsec++;
 		}
 		if (o->nbranches) {
-			s = section_begin(b, RAW_SEC_BRANCHES);
+			s = section_begin(b, RAW_SEC_BRANCHES, 0);
 			wb_u32(b, (uint32_t)i);
 			wb_u64(b, o->nbranches);
 			for (size_t j = 0; j < o->nbranches; j++) {
@@ -96,14 +96,14 @@ int raw_write(struct raw_profile *p, FILE *f)
 	wb_bytes(&b, RAW_MAGIC, 8);
 	wb_u32(&b, RAW_VERSION);
 	wb_u32(&b, 0);	/* section count: patched below */
-	s = section_begin(&b, RAW_SEC_META);
+	s = section_begin(&b, RAW_SEC_META, 0);
 	wb_u32(&b, (uint32_t)p->nmeta);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		wb_str(&b, p->meta[i].key);
 		wb_str(&b, p->meta[i].value);
 	}
 	section_end(&b, s);
-	s = section_begin(&b, RAW_SEC_COUNTERS);
+	s = section_begin(&b, RAW_SEC_COUNTERS, 0);
 	wb_u32(&b, (uint32_t)p->ncounters);
 	for (size_t i = 0; i < p->ncounters; i++) {
 		wb_str(&b, p->counters[i].name);
@@ -185,7 +185,8 @@ static uint64_t rb_count(struct rbuf *r, size_t rec)
 	return n;
 }
 
-static void parse_object(struct rbuf *r, struct raw_profile *p)
+/* flags: the kind of ID (enum raw_id_kind); at r->pos - 12 in the file. */
+static void parse_object(struct rbuf *r, struct raw_profile *p, uint32_t flags)
 {
 	uint32_t idlen = rb_u32(r);
 	const uint8_t *id;
@@ -193,6 +194,12 @@ static void parse_object(struct rbuf *r, struct raw_profile *p)
 	struct raw_object *o;
 	uint64_t n;
 
+	if (flags >= RAW_ID_KINDS) {
+		r->pos -= 12;
+		rb_fail(r, "object ID kind %u is not known (0 build-ID, 1 content digest, 2 path digest)",
+			flags);
+		return;
+	}
 	if (!r->failed && (idlen == 0 || idlen > RAW_BUILD_ID_MAX)) {
 		r->pos -= 4;
 		rb_fail(r, "build-ID length %u is not in 1..%d", idlen,
@@ -205,12 +212,13 @@ static void parse_object(struct rbuf *r, struct raw_profile *p)
 		free(path);
 		return;
 	}
-	if (raw_find_object(p, id, idlen) >= 0) {
+	if (raw_find_object_id(p, (enum raw_id_kind)flags, id, idlen) >= 0) {
 		free(path);
 		rb_fail(r, "build-ID appears twice");
 		return;
 	}
-	uint32_t idx = raw_object(p, id, idlen, path);	/* may move objs */
+	uint32_t idx = raw_object_id(p, (enum raw_id_kind)flags, id, idlen,
+				     path);	/* may move objs */
 
 	o = &p->objs[idx];
 	free(path);
@@ -336,7 +344,6 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 				i, (unsigned long long)size);
 			break;
 		}
-		(void)flags;
 		/* Parse the section through its own window so that a bad
 		 * count cannot read into the next one; offsets stay
 		 * file-relative for messages. */
@@ -347,7 +354,7 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 		else if (type == RAW_SEC_COUNTERS)
 			parse_counters(&s, p);
 		else if (type == RAW_SEC_OBJECT)
-			parse_object(&s, p);
+			parse_object(&s, p, flags);
 		else if (type == RAW_SEC_RANGES)
 			parse_ranges(&s, p);
 		else if (type == RAW_SEC_BRANCHES)

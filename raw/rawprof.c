@@ -1,6 +1,7 @@
 /* Raw profile: in-memory tables, canonical form, merge. The byte layout is
  * in rawio.c; docs/raw-format.md specifies it. */
 #include "rawprof.h"
+#include "../lib/md5.h"
 #include "../lib/util.h"
 
 #include <stdlib.h>
@@ -92,117 +93,65 @@ uint64_t raw_get_counter(const struct raw_profile *p, const char *name)
 	return 0;
 }
 
-int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
-		    uint32_t len)
+const char *const raw_id_kind_name[RAW_ID_KINDS] = {
+	[RAW_ID_BUILD_ID] = "build-id",
+	[RAW_ID_CONTENT] = "content-md5",
+	[RAW_ID_PATH] = "path-md5",
+};
+
+int raw_find_object_id(const struct raw_profile *p, enum raw_id_kind kind,
+		       const uint8_t *id, uint32_t len)
 {
 	for (size_t i = 0; i < p->nobjs; i++)
-		if (p->objs[i].build_id_len == len &&
-		    !memcmp(p->objs[i].build_id, build_id, len))
+		if (p->objs[i].id_kind == kind && p->objs[i].build_id_len == len &&
+		    !memcmp(p->objs[i].build_id, id, len))
 			return (int)i;
 	return -1;
 }
 
-/* Trailing zero bytes are padding: perf pads every build-ID to 20 bytes
- * in HEADER_BUILD_ID when it writes no size (tools/perf/util/build-id.c,
- * write_buildid; PERF_RECORD_MISC_BUILD_ID_SIZE came with perf 5.x). */
-static uint32_t unpadded(const uint8_t *id, uint32_t len)
+int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
+		    uint32_t len)
 {
-	while (len && !id[len - 1])
-		len--;
-	return len;
+	return raw_find_object_id(p, RAW_ID_BUILD_ID, build_id, len);
 }
 
-int raw_same_build_id(const uint8_t *a, uint32_t alen, const uint8_t *b,
-		      uint32_t blen)
+uint32_t raw_object_id(struct raw_profile *p, enum raw_id_kind kind,
+		       const uint8_t *id, uint32_t len, const char *path)
 {
-	uint32_t n;
+	int i;
+	struct raw_object *o;
 
-	if (alen == blen && !memcmp(a, b, alen))
-		return alen > 0;
-	alen = unpadded(a, alen);
-	blen = unpadded(b, blen);
-	n = alen < blen ? alen : blen;
-	return n >= RAW_BUILD_ID_MIN && !memcmp(a, b, n);
-}
-
-int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
-		     uint32_t len)
-{
-	int found = raw_find_object(p, build_id, len);
-
-	for (size_t i = 0; found < 0 && i < p->nobjs; i++)
-		if (raw_same_build_id(p->objs[i].build_id, p->objs[i].build_id_len,
-				      build_id, len))
-			found = (int)i;
-	return found;
-}
-
-static uint64_t object_samples(const struct raw_object *o)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < o->nips; i++)
-		n += o->ips[i].count;
-	return n;
-}
-
-/* The object most likely meant by binary: the same file name, else the
- * most samples; -1 if p has none. */
-static int likely_object(const struct raw_profile *p, const char *binary)
-{
-	const char *mine = strrchr(binary, '/');
-	int best = -1;
-
-	mine = mine ? mine + 1 : binary;
-	for (size_t i = 0; i < p->nobjs; i++) {
-		const char *b = strrchr(p->objs[i].path, '/');
-
-		if (!strcmp(b ? b + 1 : p->objs[i].path, mine))
-			return (int)i;
-		if (best < 0 || object_samples(&p->objs[i]) > object_samples(&p->objs[best]))
-			best = (int)i;
-	}
-	return best;
-}
-
-int raw_binary_object(const struct raw_profile *p, const char *raw_path,
-		      const char *binary, const uint8_t *id, size_t len)
-{
-	char want[2 * RAW_BUILD_ID_MAX + 1], have[2 * RAW_BUILD_ID_MAX + 1];
-	int o = id ? raw_match_object(p, id, (uint32_t)len) : -1;
-
-	if (o >= 0)
-		return o;
-	if (!id)
-		return err("%s has no build-ID (link with -Wl,--build-id) so its samples cannot be found in %s",
-			   binary, raw_path);
-	hex_string(want, id, len);
-	o = likely_object(p, binary);
-	if (o < 0)
-		return err("%s has build-ID %s but %s has no samples at all",
-			   binary, want, raw_path);
-	hex_string(have, p->objs[o].build_id, p->objs[o].build_id_len);
-	return err("%s has build-ID %s but %s has no samples of it; it has build-ID %s (%s) and %zu other objects: was the binary rebuilt since recording?",
-		   binary, want, raw_path, have, p->objs[o].path, p->nobjs - 1);
+	if (len > RAW_BUILD_ID_MAX)
+		len = RAW_BUILD_ID_MAX;
+	i = raw_find_object_id(p, kind, id, len);
+	if (i >= 0)
+		return (uint32_t)i;
+	grow(&p->objs, &p->cap_objs, p->nobjs + 1, sizeof(*p->objs));
+	o = &p->objs[p->nobjs];
+	memset(o, 0, sizeof(*o));
+	memcpy(o->build_id, id, len);
+	o->build_id_len = len;
+	o->id_kind = (uint8_t)kind;
+	o->path = xstrdup(path ? path : "");
+	return (uint32_t)p->nobjs++;
 }
 
 uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len, const char *path)
 {
-	int i = raw_find_object(p, build_id, len);
-	struct raw_object *o;
+	return raw_object_id(p, RAW_ID_BUILD_ID, build_id, len, path);
+}
 
-	if (i >= 0)
-		return (uint32_t)i;
-	if (len > RAW_BUILD_ID_MAX)
-		len = RAW_BUILD_ID_MAX;
-	grow(&p->objs, &p->cap_objs, p->nobjs + 1, sizeof(*p->objs));
-	o = &p->objs[p->nobjs];
-	memset(o, 0, sizeof(*o));
-	memcpy(o->build_id, build_id, len);
-	o->build_id_len = len;
-	o->path = xstrdup(path ? path : "");
-	return (uint32_t)p->nobjs++;
+uint32_t raw_path_object(struct raw_profile *p, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	uint8_t id[MD5_DIGEST_LEN];
+
+	if (n > d && !strcmp(path + n - d, deleted))
+		n -= d;
+	md5_buffer(path, n, id);
+	return raw_object_id(p, RAW_ID_PATH, id, sizeof(id), path);
 }
 
 void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count)
@@ -337,6 +286,8 @@ static int cmp_obj(const void *a, const void *b)
 						       : y->build_id_len;
 	int c = memcmp(x->build_id, y->build_id, n);
 
+	if (x->id_kind != y->id_kind)
+		return (x->id_kind > y->id_kind) - (x->id_kind < y->id_kind);
 	if (c)
 		return c;
 	return (x->build_id_len > y->build_id_len) - (x->build_id_len < y->build_id_len);
@@ -368,8 +319,9 @@ static void sort_objects(struct raw_profile *p)
 		memcpy(old, p->objs, p->nobjs * sizeof(*old));
 	sort(p->objs, p->nobjs, sizeof(*p->objs), cmp_obj);
 	for (size_t i = 0; i < p->nobjs; i++)
-		newidx[i] = (uint32_t)raw_find_object(p, old[i].build_id,
-						      old[i].build_id_len);
+		newidx[i] = (uint32_t)raw_find_object_id(p, old[i].id_kind,
+							 old[i].build_id,
+							 old[i].build_id_len);
 	renumber(p, newidx, p->nobjs);
 	free(old);
 	free(newidx);
@@ -460,8 +412,9 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	/* First give every source object its index in dst, so edges that
 	 * point across objects can be renumbered. */
 	for (size_t i = 0; i < src->nobjs; i++)
-		map[i] = raw_object(dst, src->objs[i].build_id,
-				    src->objs[i].build_id_len, src->objs[i].path);
+		map[i] = raw_object_id(dst, src->objs[i].id_kind,
+				       src->objs[i].build_id,
+				       src->objs[i].build_id_len, src->objs[i].path);
 	for (size_t i = 0; i < src->nobjs; i++) {
 		const struct raw_object *s = &src->objs[i];
 		struct raw_object *d = &dst->objs[map[i]];
@@ -524,8 +477,9 @@ void raw_print(const struct raw_profile *p, FILE *f)
 		for (size_t j = 0; j < o->nips; j++)
 			total += o->ips[j].count;
 		hex_string(hex, o->build_id, o->build_id_len);
-		fprintf(f, "object %zu build-id %s path %s samples %llu ips %zu edges %zu ranges %zu branches %zu\n",
-			i, hex, o->path, (unsigned long long)total, o->nips,
+		fprintf(f, "object %zu %s %s path %s samples %llu ips %zu edges %zu ranges %zu branches %zu\n",
+			i, raw_id_kind_name[o->id_kind], hex, o->path,
+			(unsigned long long)total, o->nips,
 			o->nedges, o->nranges, o->nbranches);
 		for (size_t j = 0; j < o->nips; j++)
 			fprintf(f, "  ip 0x%llx %llu\n",

@@ -13,6 +13,8 @@
 #define RAW_VERSION 1
 #define RAW_BUILD_ID_MAX 64
 #define RAW_BUILD_ID_MIN 4	/* the shortest the notes allow (--build-id=0xHEX) */
+/* The largest file given a content digest (RAW_ID_CONTENT), in bytes. */
+#define RAW_CONTENT_MAX ((uint64_t)1 << 30)
 
 enum raw_section {
 	RAW_SEC_META = 1,	/* key/value strings */
@@ -69,9 +71,22 @@ struct raw_branch {
 	uint64_t count;
 };
 
+/* What an object's ID is (the OBJECT section's flags; docs/raw-format.md
+ * section 3.3).  Every address is a file offset into the file so named. */
+enum raw_id_kind {
+	RAW_ID_BUILD_ID = 0,	/* the ELF file's GNU build-ID note */
+	RAW_ID_CONTENT = 1,	/* no build-ID: MD5 of the file's bytes, taken
+				 * when it was recorded (pgoprof-record) */
+	RAW_ID_PATH = 2,	/* build-ID unknown (perf.data without one):
+				 * MD5 of the path; matched by file name */
+	RAW_ID_KINDS
+};
+extern const char *const raw_id_kind_name[RAW_ID_KINDS];
+
 struct raw_object {
-	uint8_t build_id[RAW_BUILD_ID_MAX];
+	uint8_t build_id[RAW_BUILD_ID_MAX];	/* the ID, of kind id_kind */
 	uint32_t build_id_len;
+	uint8_t id_kind;		/* enum raw_id_kind */
 	char *path;			/* where it was seen; advisory only */
 	struct raw_ip *ips;
 	size_t nips, cap_ips;
@@ -108,10 +123,19 @@ uint64_t raw_get_counter(const struct raw_profile *p, const char *name);
  * Never fails. */
 uint32_t raw_object(struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len, const char *path);
+/* The same for an ID of any kind (len bytes, at most RAW_BUILD_ID_MAX). */
+uint32_t raw_object_id(struct raw_profile *p, enum raw_id_kind kind,
+		       const uint8_t *id, uint32_t len, const char *path);
+/* The object of an ELF file that has no build-ID, mapped from path
+ * (kind RAW_ID_PATH: its ID is the MD5 of path without a " (deleted)"
+ * suffix), added if new. */
+uint32_t raw_path_object(struct raw_profile *p, const char *path);
 /* Index of the object with this build-ID (the same length and bytes), or
  * -1. */
 int raw_find_object(const struct raw_profile *p, const uint8_t *build_id,
 		    uint32_t len);
+int raw_find_object_id(const struct raw_profile *p, enum raw_id_kind kind,
+		       const uint8_t *id, uint32_t len);
 /* 1 when two build-IDs name the same file: equal, or one is the other
  * zero-padded (perf's 20-byte HEADER_BUILD_ID without a size) or cut
  * short (older perf keeps 20 bytes of a longer ID), in at least
@@ -122,13 +146,32 @@ int raw_same_build_id(const uint8_t *a, uint32_t alen, const uint8_t *b,
  * first that raw_same_build_id() accepts; -1 if none. */
 int raw_match_object(const struct raw_profile *p, const uint8_t *build_id,
 		     uint32_t len);
-/* The object of the ELF file binary (its build-ID id, len bytes; NULL if
- * it has none) in p, read from raw_path: raw_match_object()'s.  -1 after
- * one message that says why not: the binary has no build-ID, p has no
- * samples at all, or p's object most likely meant (the same file name,
- * else the most samples) has another build-ID, which it names. */
+/* The ELF file that a profile's object is looked up for. */
+struct raw_binary {
+	const char *path;		/* the file (read for its digest) */
+	const uint8_t *build_id;	/* its build-ID, or NULL if none */
+	size_t build_id_len;
+	/* The path the object was recorded at (--recorded-path), or NULL:
+	 * then objects without a build-ID are matched by file name. */
+	const char *recorded_path;
+};
+/* The object of binary b in p (read from raw_path), by the rules of
+ * docs/raw-format.md section 3.3: the same build-ID (raw_match_object);
+ * else the same content digest; else, among objects without a build-ID,
+ * the one recorded at b->recorded_path or under b's file name, with one
+ * line on stderr that says so and which path it took.  -1 after one
+ * message that says why not: p has no samples at all, the object most
+ * likely meant (the same file name, else the most samples) has another
+ * build-ID or content (the file was rebuilt or changed since recording),
+ * or several objects share the name (they are listed). */
 int raw_binary_object(const struct raw_profile *p, const char *raw_path,
-		      const char *binary, const uint8_t *id, size_t len);
+		      const struct raw_binary *b);
+/* 1 if the file at path (build-ID id, len bytes; NULL if none) is object
+ * o: the same build-ID, the same content digest, or, for an object known
+ * only by its path (RAW_ID_PATH), any file: the path is all there is.
+ * For reading names only. */
+int raw_file_is_object(const struct raw_object *o, const char *path,
+		       const uint8_t *id, size_t len);
 void raw_add_ip(struct raw_object *o, uint64_t offset, uint64_t count);
 void raw_add_edge(struct raw_object *o, uint64_t ret_offset, uint32_t callee_obj,
 		  uint64_t callee_offset, uint64_t count);

@@ -1,11 +1,13 @@
 /* The raw profile: write/read round trip, exact merge, and a clean error
  * (never a crash) for every kind of damage. */
 #include "check.h"
+#include "../../lib/md5.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const uint8_t id_a[20] = { 1, 2, 3 }, id_b[8] = { 9, 9 };
 
@@ -270,9 +272,158 @@ static void test_same_build_id(void)
 	raw_free(&p);
 }
 
+/* Objects without a build-ID: the kind of ID is written (the OBJECT
+ * section's flags), read back, kept apart from a build-ID of the same
+ * bytes by merge, and sorted after build-IDs. */
+static void test_id_kinds(void)
+{
+	static const uint8_t digest[16] = { 0xaa, 1, 2, 3 };
+	struct raw_profile p, q, m;
+	uint8_t *buf;
+	size_t len;
+	uint32_t c, b, x;
+
+	raw_init(&p);
+	c = raw_object_id(&p, RAW_ID_CONTENT, digest, 16, "/opt/nobid");
+	b = raw_object(&p, digest, 16, "/opt/bid");
+	x = raw_path_object(&p, "/opt/old (deleted)");
+	CHECK(c != b && b != x && c != x);
+	CHECK(raw_path_object(&p, "/opt/old") == x);	/* " (deleted)" is cut */
+	CHECK(raw_find_object(&p, digest, 16) == (int)b);
+	CHECK(raw_find_object_id(&p, RAW_ID_CONTENT, digest, 16) == (int)c);
+	raw_add_ip(&p.objs[c], 0x10, 2);
+	raw_add_ip(&p.objs[x], 0x20, 3);
+	raw_add_edge(&p.objs[x], 0x30, c, 0x10, 1);
+	buf = serialize(&p, &len);
+	raw_init(&q);
+	CHECK(raw_parse(&q, buf, len, "k.raw") == 0);
+	CHECK(q.nobjs == 3);
+	CHECK(q.nobjs == 3 && q.objs[0].id_kind == RAW_ID_BUILD_ID &&
+	      q.objs[1].id_kind == RAW_ID_CONTENT && q.objs[2].id_kind == RAW_ID_PATH);
+	CHECK(q.nobjs == 3 && q.objs[2].nedges == 1 && q.objs[2].edges[0].callee_obj == 1);
+	raw_init(&m);
+	raw_merge(&m, &q, 1);
+	raw_merge(&m, &p, 1);
+	raw_normalize(&m);
+	CHECK(m.nobjs == 3 && m.objs[1].nips == 1 && m.objs[1].ips[0].count == 4);
+	/* The first OBJECT section's flags (after 16 + META 20 + COUNTERS
+	 * 20 bytes): a kind no reader knows is an error at that byte. */
+	CHECK(len > 60 && buf[56] == 3 && buf[60] == 0);
+	buf[60] = 7;
+	raw_free(&q);
+	raw_init(&q);
+	CHECK(raw_parse(&q, buf, len, "k.raw") == -1);
+	free(buf);
+	raw_free(&p);
+	raw_free(&q);
+	raw_free(&m);
+}
+
+/* stderr of the last call, while redirected into a temporary file. */
+static char errtext[2048];
+static int saved_stderr = -1;
+static FILE *errfile;
+
+static void capture_stderr(void)
+{
+	fflush(stderr);
+	errfile = tmpfile();
+	saved_stderr = dup(2);
+	dup2(fileno(errfile), 2);
+}
+
+static void release_stderr(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	rewind(errfile);
+	n = fread(errtext, 1, sizeof(errtext) - 1, errfile);
+	errtext[n] = '\0';
+	fclose(errfile);
+}
+
+static int binary_object(const struct raw_profile *p, const char *path,
+			 const uint8_t *id, size_t len, const char *recorded)
+{
+	struct raw_binary b = { path, id, len, recorded };
+	int o;
+
+	capture_stderr();
+	o = raw_binary_object(p, "t.raw", &b);
+	release_stderr();
+	return o;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* A binary without a build-ID is found by its content digest, else by
+ * the path it was recorded at: one such object is taken and said so,
+ * several are refused (listed) unless --recorded-path names one, and one
+ * with another digest has changed since recording. */
+static void test_binary_without_build_id(void)
+{
+	char dir[] = "/tmp/pgoprof-rawtest.XXXXXX", bin[64], other[64];
+	uint8_t d[MD5_DIGEST_LEN];
+	struct raw_profile p;
+	int o, x;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(other, sizeof(other), "%s/lib.so", dir);
+	static const char text[] = "\177ELF the program's bytes";
+
+	write_file(bin, text);
+	write_file(other, "\177ELF a library");
+	md5_buffer(text, strlen(text), d);
+	raw_init(&p);
+	raw_object(&p, (const uint8_t *)"\1\2\3\4\5", 5, "/x/prog");
+	o = (int)raw_object_id(&p, RAW_ID_CONTENT, d, sizeof(d), "/build/prog");
+	CHECK(binary_object(&p, bin, NULL, 0, NULL) == o);	/* by content */
+	CHECK(errtext[0] == '\0');
+	CHECK(raw_file_is_object(&p.objs[o], bin, NULL, 0));
+	CHECK(!raw_file_is_object(&p.objs[o], other, NULL, 0));
+	/* The same name, other content: changed since recording. */
+	p.objs[o].build_id[0] ^= 1;
+	CHECK(binary_object(&p, bin, NULL, 0, NULL) == -1);
+	CHECK(strstr(errtext, "no build-ID, content MD5") &&
+	      strstr(errtext, "changed since recording"));
+	/* Known by path only (perf.data without build-IDs): by file name. */
+	x = (int)raw_path_object(&p, "/usr/lib/lib.so");
+	CHECK(binary_object(&p, other, NULL, 0, NULL) == x);
+	CHECK(strstr(errtext, "matched by file name") && strstr(errtext, "/usr/lib/lib.so"));
+	CHECK(binary_object(&p, other, (const uint8_t *)"\7\7\7\7", 4, NULL) == x);
+	/* Two of that name: refused, listed, until --recorded-path picks. */
+	raw_path_object(&p, "/opt/lib.so");
+	CHECK(binary_object(&p, other, NULL, 0, NULL) == -1);
+	CHECK(strstr(errtext, "2 objects named lib.so") &&
+	      strstr(errtext, "/usr/lib/lib.so") && strstr(errtext, "/opt/lib.so") &&
+	      strstr(errtext, "--recorded-path"));
+	CHECK(binary_object(&p, other, NULL, 0, "/usr/lib/lib.so") == x);
+	CHECK(strstr(errtext, "matched by --recorded-path"));
+	CHECK(binary_object(&p, other, NULL, 0, "/nowhere/lib.so") == -1);
+	CHECK(strstr(errtext, "no object recorded at /nowhere/lib.so"));
+	/* A build-ID object at the recorded path with another ID. */
+	CHECK(binary_object(&p, bin, (const uint8_t *)"\7\7\7\7", 4, "/x/prog") == -1);
+	CHECK(strstr(errtext, "build-ID 07070707") && strstr(errtext, "build-ID 0102030405 (/x/prog)"));
+	raw_free(&p);
+	unlink(bin);
+	unlink(other);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_same_build_id);
+	RUN(test_id_kinds);
+	RUN(test_binary_without_build_id);
 	RUN(test_branch_records);
 	RUN(test_round_trip);
 	RUN(test_merge_exact);
