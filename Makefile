@@ -30,8 +30,8 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c
-IMPORT_SRC := import/perfdata.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+	   cli/import.c cli/exact.c
+IMPORT_SRC := import/perfdata.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 

@@ -5,6 +5,8 @@
 #define PGOPROF_CMDS_H
 
 int cmd_record(int argc, char **argv);
+/* record --exact (cli/exact.c): unprivileged, so not pgoprof-record. */
+int cmd_record_exact(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

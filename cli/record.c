@@ -1,5 +1,6 @@
 /* pgoprof record: run pgoprof-record, the only privileged program, from
- * the directory of this executable if it is there, else from PATH. */
+ * the directory of this executable if it is there, else from PATH; with
+ * --exact (before the command), run the command under callgrind instead. */
 #include "cmds.h"
 #include "../lib/util.h"
 
@@ -14,7 +15,9 @@ int cmd_record(int argc, char **argv)
 	char self[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	(void)argc;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--exact"))
+			return cmd_record_exact(argc, argv);
 	argv[0] = "pgoprof-record";
 	if (n > 0) {
 		self[n] = '\0';

@@ -1,0 +1,176 @@
+/* import/callgrind.c: callgrind's compressed positions and names, calls
+ * that are not costs, PLT stubs carried on to their callees, counts by
+ * reason, and a clean error for each kind of bad input.  The object is
+ * this test program itself (its build-ID and PT_LOAD segments). */
+#include "check.h"
+#include "../../convert/elfaddr.h"
+#include "../../import/callgrind.h"
+#include "../../lib/util.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char self[PATH_MAX];
+static struct load_seg *segs;
+static int nsegs;
+static uint64_t text;	/* an ELF virtual address in the executable segment */
+
+static uint64_t off_of(uint64_t vaddr)
+{
+	uint64_t off = 0;
+
+	CHECK(vaddr_to_offset(segs, nsegs, vaddr, &off) == 0);
+	return off;
+}
+
+static int import(struct raw_profile *p, const char *text_in)
+{
+	struct callgrind *cg;
+	int rc;
+
+	raw_init(p);
+	cg = callgrind_new(p);
+	rc = callgrind_add(cg, (const uint8_t *)text_in, strlen(text_in), "t.out");
+	callgrind_finish(cg);
+	raw_normalize(p);
+	return rc;
+}
+
+static uint64_t range_count(const struct raw_object *o, uint64_t off)
+{
+	for (size_t i = 0; i < o->nranges; i++)
+		if (o->ranges[i].begin == off && o->ranges[i].end == off)
+			return o->ranges[i].count;
+	return 0;
+}
+
+static const char header[] =
+	"# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n"
+	"cmd: ./t\npositions: instr line\nevents: Ir\n";
+
+static void test_counts_and_calls(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+	const struct raw_object *o;
+
+	/* main: 3 instructions, a call (whose own line is no cost and does
+	 * not move the position the next line is compressed against), and
+	 * the first instruction again in another context (summed). */
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfl=(1) t.c\nfn=(1) main\n"
+		 "%#llx 10 5\n+4 * 5\n+3 +1 5\n"
+		 "cfn=(2) callee\ncalls=5 %#llx 20\n* * 500\n"
+		 "+2 * 5\n"
+		 "fn=(2)\n%#llx 20 100\n+1 * 100\n"
+		 "fn=(3) 'other context'\n%#llx 10 1\n"
+		 "ob=(2) ???\nfn=(4) 0x0000000004001040 [PLT]\n0x4001040 0 7\n"
+		 "ob=(3) /usr/libexec/valgrind/vgpreload_core-amd64-linux.so\nfn=(5) x\n0x1000 0 3\n",
+		 header, self, (unsigned long long)text,
+		 (unsigned long long)text + 0x40, (unsigned long long)text + 0x40,
+		 (unsigned long long)text);
+	CHECK(import(&p, buf) == 0);
+	CHECK(p.nobjs == 1);
+	if (p.nobjs != 1)
+		return;
+	o = &p.objs[0];
+	CHECK(o->id_kind == RAW_ID_BUILD_ID);
+	CHECK(range_count(o, off_of(text)) == 6);
+	CHECK(range_count(o, off_of(text + 4)) == 5);
+	CHECK(range_count(o, off_of(text + 7)) == 5);
+	CHECK(range_count(o, off_of(text + 9)) == 5);	/* +2 from +7 */
+	CHECK(range_count(o, off_of(text + 0x40)) == 100);
+	CHECK(range_count(o, off_of(text + 0x41)) == 100);
+	CHECK(o->nbranches == 1 && o->branches[0].from == off_of(text + 7) &&
+	      o->branches[0].to == off_of(text + 0x40) && o->branches[0].count == 5);
+	CHECK(raw_get_counter(&p, "instructions") == 6 + 15 + 200);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == 7);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.valgrind") == 3);
+	CHECK(raw_get_counter(&p, "processes") == 1);
+	CHECK(!strcmp(raw_get_meta(&p, "mode"), "exact-counts"));
+	CHECK(!strcmp(raw_get_meta(&p, "target"), "./t"));
+	raw_free(&p);
+}
+
+/* A call into a PLT stub (valgrind: in "???", named "ADDR [PLT]") goes on
+ * to the stub's callees in proportion: 1 to the resolver, 9 to the
+ * function, from the call site. */
+static void test_plt(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+	const struct raw_object *o;
+
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfn=(1) main\n%#llx 10 10\n"
+		 "cob=(2) ???\ncfn=(2) 0x0000000000109040 [PLT]\ncalls=10 0x109040 0\n* * 900\n"
+		 "ob=(2)\nfn=(2)\n0x109040 0 10\n"
+		 "cob=(1)\ncfn=(3) resolver\ncalls=1 %#llx 0\n0x109040 0 50\n"
+		 "cob=(1)\ncfn=(4) strlen\ncalls=9 %#llx 0\n0x109040 0 90\n",
+		 header, self, (unsigned long long)text,
+		 (unsigned long long)text + 0x10, (unsigned long long)text + 0x20);
+	CHECK(import(&p, buf) == 0);
+	CHECK(p.nobjs == 1);
+	if (p.nobjs != 1)
+		return;
+	o = &p.objs[0];
+	CHECK(o->nbranches == 2);
+	CHECK(o->nbranches == 2 && o->branches[0].from == off_of(text) &&
+	      o->branches[0].to == off_of(text + 0x10) && o->branches[0].count == 1);
+	CHECK(o->nbranches == 2 && o->branches[1].to == off_of(text + 0x20) &&
+	      o->branches[1].count == 9);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == 0);
+	raw_free(&p);
+}
+
+/* Each bad input: -1 and no crash (messages go to stderr). */
+static void test_bad_input(void)
+{
+	static const char *const bad[] = {
+		"positions: line\nevents: Ir\nfn=main\n10 5\n",	/* no --dump-instr */
+		"positions: instr line\nevents: Dr\nfn=main\n0x10 1 5\n",
+		"positions: instr line\nevents: Ir\nfn=(7)\n0x10 1 5\n",	/* ID before use */
+		"positions: instr line\nevents: Ir\nfn=main\nzz 1 5\n",
+		"positions: instr line\nevents: Ir\nfn=main\n0x10\n",	/* one position */
+		"positions: instr line\nevents: Ir\nfn=main\n0x10 1 x\n",
+		"positions: instr line\nevents: Ir\ncalls=x 0x10 1\n",
+		"version: 2\npositions: instr\nevents: Ir\n0x10 1\n",
+		"positions: instr\nevents: Ir\n",	/* no costs */
+	};
+	struct raw_profile p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK(import(&p, bad[i]) == -1);
+		raw_free(&p);
+	}
+	CHECK(callgrind_probe((const uint8_t *)header, sizeof(header) - 1));
+	CHECK(!callgrind_probe((const uint8_t *)"PGORAW\0\0", 8));
+}
+
+int main(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd;
+	Elf *elf;
+
+	self[n > 0 ? n : 0] = '\0';
+	elf_version(EV_CURRENT);
+	fd = open(self, O_RDONLY);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	nsegs = elf_load_segments(elf, &segs);
+	if (nsegs < 1) {
+		printf("FAIL cannot read %s\n", self);
+		return 1;
+	}
+	text = segs[0].vaddr + 0x100;	/* executable segments come first */
+	elf_end(elf);
+	close(fd);
+	RUN(test_counts_and_calls);
+	RUN(test_plt);
+	RUN(test_bad_input);
+	free(segs);
+	return tests_failed != 0;
+}
