@@ -108,11 +108,16 @@ wait
 EOF
 chmod +x run-all
 
-# perf 6.1 here aborts now and then ("stack smashing detected"): a failed
-# perf record is run once more (as import.sh does).
+# perf 6.1 aborts now and then here ("stack smashing detected"; more often
+# while another perf event with build-IDs is open on the machine, as a
+# pgoprof recording's): a failed perf record is run again, up to three
+# times in all (as import.sh does).
 perf_rec() {
-	perf record -N -q -e cpu-clock -g "$@" >/dev/null 2>perf.err ||
-		perf record -N -q -e cpu-clock -g "$@" >/dev/null 2>perf.err
+	for try in 1 2 3; do
+		perf record -N -q -e cpu-clock -g "$@" >/dev/null 2>perf.err && return 0
+		sleep 2
+	done
+	return 1
 }
 
 KINDS=
