@@ -123,15 +123,21 @@ check "-F above kernel.perf_event_max_sample_rate ($max): refused (rc=$rc)" test
 secs() { /usr/bin/time -f %e -o "$D/t" "$@" >/dev/null; tail -n 1 "$D/t"; }
 bound=2
 ldd "$REC" 2>/dev/null | grep -q libasan && bound=3
+# A machine busy with other work can stretch one run more than the other:
+# a run over the bound is measured again, up to three times in all (a
+# rate that stalls the machine is over it every time).
 for cg in fp dwarf; do
-	own1=$(secs ./hot 3)
-	took=$(secs timeout -s KILL 120 "$REC" -m stack --call-graph $cg -F "$max" \
-		-o "$D/fast-$cg.raw" -- ./hot 3 2>"$D/fast-$cg.err")
-	own2=$(secs ./hot 3)
-	own=$(echo "$own1 $own2" | awk '{ print ($1 > $2 ? $1 : $2) }')
+	for try in 1 2 3; do
+		own1=$(secs ./hot 3)
+		took=$(secs timeout -s KILL 120 "$REC" -m stack --call-graph $cg -F "$max" \
+			-o "$D/fast-$cg.raw" -- ./hot 3 2>"$D/fast-$cg.err")
+		own2=$(secs ./hot 3)
+		own=$(echo "$own1 $own2" | awk '{ print ($1 > $2 ? $1 : $2) }')
+		awk -v a="$took" -v b="$own" -v k=$bound 'BEGIN { exit !(a > 0 && a <= k * b) }' && break
+	done
 	low=$(sed -n 's/.*lowered to \([0-9]*\) Hz.*/\1/p' "$D/fast-$cg.err")
 	freq=$("$PGOPROF" show "$D/fast-$cg.raw" | awk '$1 == "meta" && $2 == "sample_freq" { print $4 }')
-	check "--call-graph $cg -F $max: ends within ${bound}x the program's own time (${took}s against ${own1}s and ${own2}s)" \
+	check "--call-graph $cg -F $max: ends within ${bound}x the program's own time (${took}s against ${own1}s and ${own2}s; try $try)" \
 		awk -v a="$took" -v b="$own" -v k=$bound 'BEGIN { exit !(a > 0 && a <= k * b) }'
 	check "--call-graph $cg -F $max: the profile's sample_freq is the rate used (${low:-not lowered}, meta $freq)" \
 		test "$freq" = "${low:-$max}"
