@@ -8,7 +8,8 @@
 #   include path/to/pgoprof/pgo/pgo.mk
 #
 #   make pgo-profile   build with the flags a sample profile needs, run
-#                      PGO_TRAIN under `pgoprof record`, convert: PGO_PROFILE
+#                      PGO_TRAIN under `pgoprof record` (PGO_MODE=exact:
+#                      `pgoprof record --exact`), convert: PGO_PROFILE
 #   make pgo-build     rebuild with the profile (clang -fprofile-sample-use=,
 #                      gcc -fauto-profile=)
 #   make pgo-validate  A/B: the release build against the PGO build,
@@ -46,6 +47,12 @@ PGO_DIR ?= .pgo
 # line maximum gcc.
 PGO_FREQ ?= 9999
 PGO_PROFI ?= 1
+# PGO_MODE: sample (pgoprof record: samples of the training run, root
+# through PGOPROF_SUDO) or exact (pgoprof record --exact: the exact count
+# of every instruction and call, under valgrind's callgrind: no root, no
+# PMU, the same profile every time, and a training run 20-100x slower).
+PGO_MODE ?= sample
+pgo-mode-check := $(if $(filter-out sample exact,$(PGO_MODE)),$(error pgo.mk: PGO_MODE is '$(PGO_MODE)': give sample or exact))
 PGO_ESTIMATOR_clang ?= mean
 PGO_ESTIMATOR_gcc ?= max
 PGO_RUNS ?= 10
@@ -76,11 +83,17 @@ PGO_GCC_VERSION ?= $(eval PGO_GCC_VERSION := $(shell $(PGO_CC) -dumpversion 2>/d
 # walks the stack by frame pointers); the release and PGO builds do not.
 PGO_SAMPLE_CFLAGS_clang = -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PGO_SAMPLE_CFLAGS_gcc = -g -fno-omit-frame-pointer
+# Exact counts need no frame pointers; valgrind 3.19 cannot read clang
+# 16's DWARF 5 (the code is the same with -gdwarf-4).
+PGO_SAMPLE_CFLAGS_clang_exact = -g -gdwarf-4 -fdebug-info-for-profiling
+PGO_SAMPLE_CFLAGS_gcc_exact = -g
+PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
+PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
 PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
 PGO_FORMAT_clang = --format llvm-extbinary --estimator $(PGO_ESTIMATOR_clang)
 PGO_FORMAT_gcc = --format afdo --estimator $(PGO_ESTIMATOR_gcc) $(if $(PGO_GCC_VERSION),--gcc-version $(PGO_GCC_VERSION))
-PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER))
+PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(PGO_MODE)),_exact))
 PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER))
 
 PGO_NAME = $(notdir $(PGO_PROGRAM))
@@ -113,7 +126,7 @@ pgo-profile: private PGO_OUT = $(abspath $(PGO_DIR)/sampled)
 pgo-profile: private PGO_CFLAGS = $(PGO_RELEASE_CFLAGS) $(filter-out $(PGO_RELEASE_CFLAGS),$(PGO_SAMPLE_CFLAGS))
 pgo-profile:
 	$(pgo-run-build)
-	$(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ) -o $(PGO_RAW) -- \
+	$(PGO_RECORD_$(PGO_MODE)) -o $(PGO_RAW) -- \
 		env PGO_BINARY=$(PGO_SAMPLED) sh -c $(call pgo-q,$(PGO_TRAIN))
 	$(PGOPROF) convert $(PGO_RAW) --binary $(PGO_SAMPLED) $(PGO_FORMAT_$(PGO_COMPILER)) -o $(PGO_PROFILE)
 	@echo "pgo.mk: profile $(PGO_PROFILE); hottest functions (name:samples:head):"
@@ -150,7 +163,7 @@ pgo-vars:
 		'PGO_USE_CFLAGS=$(PGO_USE_CFLAGS)' 'PGO_DIR=$(abspath $(PGO_DIR))' \
 		'PGO_RAW=$(abspath $(PGO_RAW))' 'PGO_PROFILE=$(abspath $(PGO_PROFILE))' \
 		'PGO_BASELINE=$(abspath $(PGO_BASELINE))' 'PGO_CANDIDATE=$(abspath $(PGO_CANDIDATE))' \
-		'PGO_REPORT_DIR=$(abspath $(PGO_REPORT_DIR))' 'PGOPROF=$(PGOPROF)'
+		'PGO_REPORT_DIR=$(abspath $(PGO_REPORT_DIR))' 'PGOPROF=$(PGOPROF)' 'PGO_MODE=$(PGO_MODE)'
 
 pgo-clean:
 	$(if $(strip $(PGO_DIR)),rm -rf -- $(PGO_DIR))

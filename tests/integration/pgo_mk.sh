@@ -131,3 +131,20 @@ check "gcc: sampled build -g -fno-omit-frame-pointer, .afdo for GCC $gv" sh -c \
 check "gcc: PGO build with -fauto-profile, no warnings" sh -c \
 	"grep -q -- 'build pgo: gcc -O2 -g -fauto-profile=$G/wordfreq.afdo\$' '$D/gcc.log' && ! grep -q 'warning' '$D/gcc.log'"
 check "gcc: the PGO binary differs from the release binary" sh -c "! cmp -s '$G/pgo/wordfreq' '$G/release/wordfreq'"
+
+# ---- PGO_MODE=exact: counts from callgrind, no root, the same each time ----
+X=$D/exact
+for n in 1 2; do
+	make -C "$EX" "$@" PGO_DIR="$X$n" PGO_CC="$CLANG" PGO_MODE=exact \
+		'PGO_TRAIN=$(PGO_BINARY) 2 >/dev/null' pgo-profile >"$D/exact$n.log" 2>&1 || break
+done
+rc=$?
+check "PGO_MODE=exact: make pgo-profile exits 0 (rc=$rc)" test $rc -eq 0
+check "PGO_MODE=exact: sampled build -gdwarf-4 with discriminators, recorded by record --exact" sh -c \
+	"grep -q -- 'build sampled: $CLANG -O2 -g -gdwarf-4 -fdebug-info-for-profiling\$' '$D/exact1.log' &&
+	 grep -q 'record --exact -o ${X}1/wordfreq.raw' '$D/exact1.log' && grep -q 'mode exact-counts' '$D/exact1.log'"
+check "PGO_MODE=exact: two training runs give the same profile" cmp "${X}1/wordfreq.extbin" "${X}2/wordfreq.extbin"
+check "PGO_MODE=exact: llvm-profdata reads it" "$PROFDATA" show --sample "${X}1/wordfreq.extbin"
+make -C "$EX" "$@" PGO_DIR="${X}1" PGO_MODE=fast pgo-profile >"$D/badmode.log" 2>&1; rc=$?
+check "PGO_MODE of another value is refused (rc=$rc)" sh -c \
+	"test $rc -ne 0 && grep -q 'give sample or exact' '$D/badmode.log'"
