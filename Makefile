@@ -28,9 +28,10 @@ REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c
+	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c \
+	    convert/overlap.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c cli/exact.c
+	   cli/import.c cli/exact.c cli/compare.c
 IMPORT_SRC := import/perfdata.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -79,7 +80,7 @@ include tests/fuzz/fuzz.mk
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c \
+	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c convert/overlap.c \
 	       collector/probe.c $(IMPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 

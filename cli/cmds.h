@@ -12,5 +12,6 @@ int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
 	{ "merge", cmd_merge, "add profiles together (raw: exactly), or convert formats" },
 	{ "import", cmd_import, "turn a perf.data file (perf record -g or -b) into a raw profile" },
 	{ "check", cmd_check, "tell how well a profile fits a binary" },
+	{ "compare", cmd_compare, "how alike two sample profiles are (weighted overlap)" },
 };
 
 static void usage(FILE *f)

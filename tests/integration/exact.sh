@@ -89,3 +89,16 @@ if grep -q "debug info" dwarf5.err; then
 else	# a valgrind that reads DWARF 5 profiles it
 	check "exact: a clang DWARF 5 binary is profiled by this valgrind" test -s dwarf5.raw
 fi
+
+# pgoprof compare: an exact profile against itself and against a sampled
+# profile of the same run's binary in another format.
+"$PGOPROF" convert -q dispatch.raw --binary dispatch -f llvm-text -o dispatch.txt 2>/dev/null
+"$PGOPROF" compare dispatch.txt dispatch.extbin >same.txt 2>&1
+check "compare: a profile against itself in another format: overlap 1" sh -c \
+	"grep -q '^body    1.0000' same.txt && grep -q '^head    1.0000' same.txt && grep -q 'functions 6 in A, 6 in B, 6 in both' same.txt"
+"$PGOPROF" convert -q loops.raw --binary loops -f llvm-text -o loops.txt 2>/dev/null
+"$PGOPROF" compare loops.txt dispatch.txt >diff.txt 2>&1
+check "compare: profiles of two programs share almost nothing ($(head -n 1 diff.txt))" grep -q '^body    0.00' diff.txt
+"$PGOPROF" compare dispatch.raw dispatch.txt >raw.txt 2>&1; rc=$?
+check "compare: a raw profile is refused with the convert command (rc=$rc)" sh -c \
+	"test $rc = 1 && grep -q 'pgoprof convert dispatch.raw --binary' raw.txt"
