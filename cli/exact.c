@@ -266,38 +266,56 @@ static void set_meta(const struct exact *e, struct raw_profile *p)
 	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
 }
 
+/* The profile into o (opened before the run, so that an output that
+ * cannot be written fails before a long run, not after). */
+static int write_profile(const struct exact *e, struct raw_profile *p,
+			 struct outfile *o, int nfiles)
+{
+	set_meta(e, p);
+	raw_drop_empty_objects(p);
+	if (raw_write(p, o->f))
+		return outfile_fail(o);
+	if (outfile_commit(o))
+		return -1;
+	if (!e->quiet)
+		fprintf(stderr, "%s: wrote %s: %llu instructions of %d process%s, %zu objects (mode exact-counts)\n",
+			progname, e->out,
+			(unsigned long long)raw_get_counter(p, "instructions"),
+			nfiles, nfiles == 1 ? "" : "es", p->nobjs);
+	return 0;
+}
+
 int cmd_record_exact(int argc, char **argv)
 {
 	struct exact e = { 0 };
 	struct raw_profile p;
+	struct outfile o;
 	int status, nfiles, rc;
 
 	if ((rc = parse_args(&e, argc, argv)))
 		return rc;
-	if (make_dir(&e))
+	if (!strcmp(e.out, "-"))
+		return err("-o -: give a file; the command's own output goes to standard output"), 2;
+	if (outfile_open(&o, e.out))
 		return 1;
+	if (make_dir(&e)) {
+		outfile_abort(&o);
+		return 1;
+	}
 	status = run(&e);
 	raw_init(&p);
 	nfiles = import_all(&e, &p);
 	if (nfiles <= 0) {
 		report_logs(&e);
 		if (!nfiles)
-			err("callgrind wrote no profile%s", status == 127 ? "" : " (see valgrind's message above)");
+			err("callgrind wrote no profile");
+		outfile_abort(&o);
 	}
-	if (nfiles > 0) {
-		set_meta(&e, &p);
-		raw_drop_empty_objects(&p);
-		rc = raw_write_file(&p, e.out) ? 1 : 0;
-		if (!rc && !e.quiet)
-			fprintf(stderr, "%s: wrote %s: %llu instructions of %d process%s, %zu objects (mode exact-counts)\n",
-				progname, e.out,
-				(unsigned long long)raw_get_counter(&p, "instructions"),
-				nfiles, nfiles == 1 ? "" : "es", p.nobjs);
-	}
+	rc = nfiles > 0 ? write_profile(&e, &p, &o, nfiles) : -1;
 	if (!e.keep)
 		remove_dir(&e);
 	raw_free(&p);
-	if (nfiles <= 0 || rc)
+	if (rc)
 		return status && status != 1 ? status : 1;
 	if (status)
 		fprintf(stderr, "%s: the command exited with status %d (its profile was written)\n",

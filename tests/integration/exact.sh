@@ -102,3 +102,8 @@ check "compare: profiles of two programs share almost nothing ($(head -n 1 diff.
 "$PGOPROF" compare dispatch.raw dispatch.txt >raw.txt 2>&1; rc=$?
 check "compare: a raw profile is refused with the convert command (rc=$rc)" sh -c \
 	"test $rc = 1 && grep -q 'pgoprof convert dispatch.raw --binary' raw.txt"
+
+# An output that cannot be written fails before the long run.
+"$PGOPROF" record --exact -o "$D/no/such/dir/x.raw" -- ./loops 10 >/dev/null 2>noout.err; rc=$?
+check "exact: an unwritable -o fails at once, the command not run (rc=$rc)" sh -c \
+	"test $rc = 1 && grep -q 'cannot create' noout.err && ! grep -q 'under callgrind' noout.err"
