@@ -23,16 +23,19 @@ rm -rf "$D"; mkdir -p "$D"; cd "$D" || exit 1
 SRC=$TOP/tests/workloads
 
 # The build-ID styles of the full layout matrix (sha1: 20 bytes; the
-# other styles are buildids.sh's).  Binaries without a build-ID
-# (--build-id=none) are to be added here, as the style "none", once
-# pgoprof converts them (issue 13: in progress elsewhere).
+# other styles are buildids.sh's).
 STYLES="sha1"
-# LD PIE SEP STYLE, one binary a line: the full matrix in each style, and
+# LD PIE SEP STYLE, one binary a line: the full matrix in each style;
 # lld's own default layout (PIE, noseparate-code) with its 8-byte fast ID
-# recorded for real (perf --buildid-mmap puts 8 bytes in MMAP2).
+# recorded for real (perf --buildid-mmap puts 8 bytes in MMAP2); and two
+# layouts without a build-ID (--build-id=none): pgoprof record names them
+# by content, perf's records by path (their libraries, all libhot.so,
+# are told apart by convert --recorded-path).
 CONFIGS=$(for style in $STYLES; do for ld in bfd lld; do for pie in pie nopie; do
 	for sep in separate-code noseparate-code; do echo $ld $pie $sep $style; done; done; done; done
-	echo lld pie noseparate-code fast)
+	echo lld pie noseparate-code fast
+	echo lld pie noseparate-code none
+	echo bfd nopie separate-code none)
 
 # layout ELF: "TYPE CODE FLAGS": TYPE from the ELF header (DYN, EXEC);
 # CODE "separate" when the executable PT_LOAD starts on a page of its own
@@ -203,7 +206,7 @@ for k in $KINDS; do
 	# A library: the samples of the two processes (pie, nopie) that load it.
 	for lib in $LIBS; do
 		if ! "$PGOPROF" convert $k.raw --binary $lib/libhot.so --format llvm-text \
-			-o $lib.$k.prof 2>$lib.$k.conv; then
+			--recorded-path "$D/$lib/libhot.so" -o $lib.$k.prof 2>$lib.$k.conv; then
 			fail "$lib/libhot.so ($what): convert" "$(grep -v '^pgoprof convert:   ' $lib.$k.conv | tail -n 2 | tr '\n' ' ')"
 			continue
 		fi
