@@ -7,20 +7,17 @@
 #include <linux/types.h>
 #include "../bpf/record.h"	/* MAX_STACK_DEPTH: the collector's stack depth */
 #include "perfdata.h"
-#include "../collector/buildid.h"
-#include "../collector/mappings.h"
+#include "samples.h"
 #include "../collector/unwind.h"
 #include "../lib/bytes.h"
 #include "../lib/util.h"
 #include "../version.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- constants of the format (perf_event.h, perf's header.h/event.h) ---- */
@@ -126,37 +123,11 @@ struct idmap {
 	uint32_t attr;
 };
 
-/* A string-keyed hash table (file names). */
-struct strmap {
-	char **keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-struct bid {		/* a build-ID from HEADER_BUILD_ID or the local file */
-	uint8_t id[RAW_BUILD_ID_MAX];
-	uint32_t len;	/* 0: the local file has none */
-	int32_t pid;
-	int unsized;	/* HEADER_BUILD_ID without a size: the padding is cut */
-};
-
 struct qent {
 	uint64_t time, off;
 };
 
-struct pidkey {
-	uint32_t pid;
-	int32_t key;	/* 0: free slot */
-};
-
-struct agg {
-	uint64_t a, b, count;
-	uint32_t obj, obj2;
-	uint8_t kind;	/* 0: free slot */
-};
-
 struct imp {
-	struct raw_profile *prof;
 	const struct perfdata_options *opt;
 	const uint8_t *buf;
 	size_t len;
@@ -169,21 +140,11 @@ struct imp {
 	size_t nids, cap_ids;
 	int ids_sorted;
 
-	struct strmap bid_index;	/* HEADER_BUILD_ID by file name */
-	struct bid *bids;
-	size_t nbids, cap_bids;
-	struct strmap file_index;	/* build-IDs read from local files */
-	struct bid *fids;
-	size_t nfids, cap_fids;
-
 	char *hostname, *osrelease, *version, *arch, *cmdline;
 	uint64_t first_time, last_time;	/* HEADER_SAMPLE_TIME */
 	int have_sample_time;
 
-	struct maptable maps;
-	struct pidkey *keys;
-	size_t cap_keys, nkeys_used;
-	int32_t next_key;
+	struct samples s;	/* address spaces, samples and their counters */
 
 	int ordered, build_id_attr, event_updates;
 	size_t released;		/* buf[0..released) given back */
@@ -191,15 +152,9 @@ struct imp {
 	size_t nq, cap_q;
 	uint64_t next_flush, max_time;
 
-	uint64_t taken, lost_records, lost_samples, unknown_records;
+	uint64_t unknown_records;
 	uint64_t unknown_id, other_samples, dwarf_stacks, call_stack_lbr;
 	uint64_t no_ranges_filter, bad_build_id_flag;
-	uint64_t tmin, tmax;
-
-	struct agg *agg;
-	size_t nagg, cap_agg;
-	uint64_t unattr[UNATTR_MAX], kernel, guest, no_user_stack;
-	uint64_t edges_unattr, branches_unattr, ranges_unattr;
 
 	/* --call-graph dwarf: user stacks unwound as pgoprof-record does */
 	struct unwinder *uw;
@@ -208,22 +163,6 @@ struct imp {
 	/* ... but not those of another architecture or a 32-bit process */
 	uint64_t foreign_regs, regs32, foreign_mask;
 };
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
 /* "NAME: byte OFF: message", once. */
 static int fail(struct imp *m, size_t off, const char *fmt, ...)
@@ -269,125 +208,6 @@ static int check_section(struct imp *m, size_t field, uint64_t off,
 			    " bytes) runs past the end of the file (%zu bytes)",
 			    what, off, size, m->len);
 	return 0;
-}
-
-/* ---- string map ---- */
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
-{
-	if (!t->cap)
-		return 0;
-	for (size_t i = hash_str(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->keys[i])
-			return 0;
-		if (!strcmp(t->keys[i], key)) {
-			*val = t->vals[i];
-			return 1;
-		}
-	}
-}
-
-static void strmap_put(struct strmap *t, const char *key, uint32_t val);
-
-static void strmap_grow(struct strmap *t)
-{
-	struct strmap old = *t;
-
-	t->cap = old.cap ? old.cap * 2 : 64;
-	t->keys = xcalloc(t->cap, sizeof(*t->keys));
-	t->vals = xcalloc(t->cap, sizeof(*t->vals));
-	t->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i]) {
-			strmap_put(t, old.keys[i], old.vals[i]);
-			free(old.keys[i]);
-		}
-	free(old.keys);
-	free(old.vals);
-}
-
-/* Insert or replace. */
-static void strmap_put(struct strmap *t, const char *key, uint32_t val)
-{
-	size_t i;
-
-	if (2 * (t->n + 1) > t->cap)
-		strmap_grow(t);
-	for (i = hash_str(key) & (t->cap - 1); t->keys[i];
-	     i = (i + 1) & (t->cap - 1))
-		if (!strcmp(t->keys[i], key)) {
-			t->vals[i] = val;
-			return;
-		}
-	t->keys[i] = xstrdup(key);
-	t->vals[i] = val;
-	t->n++;
-}
-
-static void strmap_free(struct strmap *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->keys[i]);
-	free(t->keys);
-	free(t->vals);
-	memset(t, 0, sizeof(*t));
-}
-
-/* ---- process keys: a pid names a new address space after fork or exec ---- */
-
-static struct pidkey *pid_slot(struct imp *m, uint32_t pid)
-{
-	size_t i;
-
-	if (!m->cap_keys)
-		return NULL;
-	for (i = (pid * 2654435761u) & (m->cap_keys - 1); m->keys[i].key;
-	     i = (i + 1) & (m->cap_keys - 1))
-		if (m->keys[i].pid == pid)
-			return &m->keys[i];
-	return &m->keys[i];
-}
-
-/* The maptable key of pid's current address space, or 0 if none. */
-static int32_t key_of(struct imp *m, uint32_t pid)
-{
-	struct pidkey *s = pid_slot(m, pid);
-
-	return s ? s->key : 0;
-}
-
-/* A fresh address space for pid.  The keys are negative, so that the
- * maptable never looks at /proc/KEY of this machine. */
-static int32_t new_key(struct imp *m, uint32_t pid)
-{
-	struct pidkey *s;
-
-	if (2 * (m->nkeys_used + 1) > m->cap_keys) {
-		struct pidkey *old = m->keys;
-		size_t oldcap = m->cap_keys;
-
-		m->cap_keys = oldcap ? oldcap * 2 : 256;
-		m->keys = xcalloc(m->cap_keys, sizeof(*m->keys));
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].key)
-				*pid_slot(m, old[i].pid) = old[i];
-		free(old);
-	}
-	s = pid_slot(m, pid);
-	if (!s->key)
-		m->nkeys_used++;
-	s->pid = pid;
-	s->key = --m->next_key;
-	return s->key;
 }
 
 /* ---- attributes ---- */
@@ -567,8 +387,8 @@ static int add_build_id_entry(struct imp *m, size_t off, size_t size,
 			      uint16_t misc)
 {
 	const uint8_t *p = m->buf + off;
-	struct bid b = { 0 };
-	uint32_t old, len = 20;
+	uint32_t len = 20;
+	int unsized = !(misc & MISC_BUILD_ID_SIZE);
 	size_t namelen;
 	char *name;
 
@@ -578,30 +398,21 @@ static int add_build_id_entry(struct imp *m, size_t off, size_t size,
 	 * zero-padded to 20 bytes (tools/perf/util/header.c, write_buildid):
 	 * its real length is where the padding starts.  A real ID that ends
 	 * in zero bytes is cut short by this; raw_same_build_id() still
-	 * matches it, and add_mapping() takes the local file's whole ID. */
-	if (misc & MISC_BUILD_ID_SIZE)
+	 * matches it, and samples_map() takes the local file's whole ID. */
+	if (!unsized)
 		len = p[8 + 4 + 20];
 	if (len > 20)
 		len = 20;
-	b.unsized = !(misc & MISC_BUILD_ID_SIZE);
-	while (b.unsized && len && !p[12 + len - 1])
+	while (unsized && len && !p[12 + len - 1])
 		len--;
-	b.pid = (int32_t)get32(p + 8);
-	memcpy(b.id, p + 12, len);
-	b.len = len;
 	namelen = strnlen((const char *)p + 36, size - 36);
 	if (!len || !namelen)
 		return 0;
 	name = xmalloc(namelen + 1);
 	memcpy(name, p + 36, namelen);
 	name[namelen] = '\0';
-	/* The host's entry (pid -1) wins over a guest machine's. */
-	if (!strmap_find(&m->bid_index, name, &old) ||
-	    (m->bids[old].pid != -1 && b.pid == -1)) {
-		grow(&m->bids, &m->cap_bids, m->nbids + 1, sizeof(*m->bids));
-		m->bids[m->nbids] = b;
-		strmap_put(&m->bid_index, name, (uint32_t)m->nbids++);
-	}
+	samples_header_build_id(&m->s, name, p + 12, len, (int32_t)get32(p + 8),
+				unsized);
 	free(name);
 	return 0;
 }
@@ -889,96 +700,6 @@ static uint64_t rec_time(struct imp *m, const struct rec *rc)
 
 /* ---- mappings ---- */
 
-/* The build-ID of the file at path on this machine (cached); len 0 if none. */
-static const struct bid *local_build_id(struct imp *m, const char *path)
-{
-	uint32_t i;
-	struct bid b = { 0 };
-	struct stat st;
-	int fd;
-
-	if (strmap_find(&m->file_index, path, &i))
-		return &m->fids[i];
-	/* Only a regular file: never wait on a FIFO or read a device that a
-	 * crafted perf.data names. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd >= 0) {
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-		    buildid_read_fd(fd, b.id, sizeof(b.id), &b.len))
-			b.len = 0;
-		close(fd);
-	}
-	grow(&m->fids, &m->cap_fids, m->nfids + 1, sizeof(*m->fids));
-	m->fids[m->nfids] = b;
-	strmap_put(&m->file_index, path, (uint32_t)m->nfids);
-	return &m->fids[m->nfids++];
-}
-
-static const struct bid *header_build_id(struct imp *m, const char *path)
-{
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), d = sizeof(deleted) - 1;
-	uint32_t i;
-
-	if (strmap_find(&m->bid_index, path, &i))
-		return &m->bids[i];
-	if (n > d && !strcmp(path + n - d, deleted)) {
-		char *p = xstrdup(path);
-		int found;
-
-		p[n - d] = '\0';
-		found = strmap_find(&m->bid_index, p, &i);
-		free(p);
-		if (found)
-			return &m->bids[i];
-	}
-	return NULL;
-}
-
-static void add_mapping(struct imp *m, uint32_t pid, uint64_t start,
-			uint64_t len, uint64_t pgoff, const uint8_t *id,
-			uint32_t idlen, const char *path)
-{
-	int32_t key;
-
-	if (pid == UINT32_MAX)	/* the kernel and its modules */
-		return;
-	key = key_of(m, pid);
-	if (!key)
-		key = new_key(m, pid);
-	/* As pgoprof-record: the MMAP2 build-ID whatever the path; a path
-	 * that does not start with '/' ([vdso], [anon:...]) is anonymous. */
-	if (!(id && idlen) && path[0] == '/') {
-		const struct bid *b = header_build_id(m, path), *l;
-
-		if ((!b || b->unsized) && !m->opt->no_local_files) {
-			l = local_build_id(m, path);
-			/* The file here has the whole of an ID cut short. */
-			if (l->len && (!b || raw_same_build_id(b->id, b->len, l->id, l->len)))
-				b = l;
-		}
-		if (b) {
-			id = b->id;
-			idlen = b->len;
-		} else {	/* known by its path alone: convert --binary
-				 * matches it by file name, as perf's peers do */
-			maps_add_object(&m->maps, key, start, len, pgoff,
-					raw_path_object(m->prof, path), path);
-			return;
-		}
-	}
-	maps_add(&m->maps, key, start, len, pgoff, id && idlen ? id : NULL,
-		 id ? idlen : 0, path, 0, 0);
-}
-
-static enum unattr_reason resolve(struct imp *m, int32_t key, uint64_t addr,
-				  uint32_t *obj, uint64_t *off)
-{
-	if (!key)
-		return UNATTR_NO_MAPPING;
-	return maps_resolve(&m->maps, key, addr, obj, off);
-}
-
 /* The unwinder's view of the mappings (unwind.h): pid's current address
  * space; the file ID is the raw object index.  A mapping without a known
  * build-ID is not unwound through (the file here may be another one). */
@@ -989,9 +710,10 @@ static int locate(void *arg, pid_t pid, uint64_t addr, struct unwind_file *f)
 	uint32_t obj;
 	uint64_t off;
 
-	if (resolve(m, key_of(m, (uint32_t)pid), addr, &obj, &off) != UNATTR_NONE)
+	if (samples_resolve(&m->s, samples_key(&m->s, (uint32_t)pid), addr, &obj,
+			    &off) != UNATTR_NONE)
 		return -1;
-	o = &m->prof->objs[obj];
+	o = &m->s.prof->objs[obj];
 	if (o->id_kind != RAW_ID_BUILD_ID)
 		return -1;
 	*f = (struct unwind_file){ obj, off, o->path, o->build_id,
@@ -1007,186 +729,6 @@ static void invalidate(struct imp *m, uint32_t pid)
 }
 
 /* ---- samples ---- */
-
-/* Samples are added up here by key before they go into the profile, so
- * that memory grows with the distinct addresses, not with the samples. */
-enum { K_IP = 1, K_EDGE, K_RANGE, K_BRANCH };
-
-static uint64_t agg_hash(const struct agg *e)
-{
-	uint64_t h = e->kind * 0x9e3779b97f4a7c15ULL;
-
-	h = (h ^ e->obj) * 0xff51afd7ed558ccdULL;
-	h = (h ^ e->a) * 0xc4ceb9fe1a85ec53ULL;
-	h = (h ^ e->obj2) * 0xff51afd7ed558ccdULL;
-	h = (h ^ e->b) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 32;
-}
-
-/* e's slot in t (cap a power of two), probing from i (its hash). */
-static struct agg *agg_slot_at(struct agg *t, size_t cap, const struct agg *e,
-			       size_t i)
-{
-	for (i &= cap - 1; t[i].kind; i = (i + 1) & (cap - 1))
-		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
-		    t[i].obj2 == e->obj2 && t[i].b == e->b)
-			break;
-	return &t[i];
-}
-
-static struct agg *agg_slot(struct agg *t, size_t cap, const struct agg *e)
-{
-	return agg_slot_at(t, cap, e, (size_t)agg_hash(e));
-}
-
-/* Room for n more entries at a load of at most 1/2. */
-static void agg_reserve(struct imp *m, size_t n)
-{
-	size_t cap = m->cap_agg ? m->cap_agg : 4096;
-	struct agg *t;
-
-	if (2 * (m->nagg + n) <= m->cap_agg)
-		return;
-	while (2 * (m->nagg + n) > cap)
-		cap *= 2;
-	t = xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < m->cap_agg; i++)
-		if (m->agg[i].kind)
-			*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
-	free(m->agg);
-	m->agg = t;
-	m->cap_agg = cap;
-}
-
-static void agg_count(struct imp *m, const struct agg *e, size_t h)
-{
-	struct agg *s = agg_slot_at(m->agg, m->cap_agg, e, h);
-
-	if (!s->kind) {
-		*s = *e;
-		m->nagg++;
-	}
-	s->count++;
-}
-
-/* Entries counted at once by the sample paths. */
-#define AGG_BATCH 32
-
-/* Count n entries at once: their slots are prefetched first, so that the
- * cache misses of a large table overlap instead of following each other
- * (a sample's branch stack is 16 to 64 entries, most of them in different
- * cache lines). */
-static void agg_add_batch(struct imp *m, const struct agg *e, size_t n)
-{
-	size_t h[2 * AGG_BATCH];	/* each entry hashed once */
-
-	agg_reserve(m, n);
-	for (size_t i = 0; i < n; i++) {
-		h[i] = (size_t)agg_hash(&e[i]);
-		__builtin_prefetch(&m->agg[h[i] & (m->cap_agg - 1)]);
-	}
-	for (size_t i = 0; i < n; i++)
-		agg_count(m, &e[i], h[i]);
-}
-
-static void agg_emit(struct imp *m)
-{
-	for (size_t i = 0; i < m->cap_agg; i++) {
-		const struct agg *e = &m->agg[i];
-		struct raw_object *o = &m->prof->objs[e->obj];
-
-		switch (e->kind) {
-		case K_IP:
-			raw_add_ip(o, e->a, e->count);
-			break;
-		case K_EDGE:
-			raw_add_edge(o, e->a, e->obj2, e->b, e->count);
-			break;
-		case K_RANGE:
-			raw_add_range(o, e->a, e->b, e->count);
-			break;
-		case K_BRANCH:
-			raw_add_branch(o, e->a, e->obj2, e->b, e->count);
-			break;
-		}
-	}
-}
-
-/* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
- * every adjacent pair of frames a caller->callee edge. */
-static void add_stack(struct imp *m, int32_t key, const uint64_t *ips, size_t n)
-{
-	struct agg batch[AGG_BATCH];
-	size_t nb = 0;
-	uint32_t obj = 0, prev_obj = 0;
-	uint64_t off = 0, prev_off = 0;
-	enum unattr_reason r, prev_r;
-
-	r = resolve(m, key, ips[0], &prev_obj, &prev_off);
-	if (r != UNATTR_NONE)
-		m->unattr[r]++;
-	else
-		batch[nb++] = (struct agg){ prev_off, 0, 0, prev_obj, 0, K_IP };
-	prev_r = r;
-	for (size_t i = 1; i < n && ips[i]; i++) {
-		r = resolve(m, key, ips[i], &obj, &off);
-		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			batch[nb++] = (struct agg){ off, i > 1 ? prev_off - 1 : prev_off, 0,
-						    obj, prev_obj, K_EDGE };
-		else
-			m->edges_unattr++;
-		prev_r = r;
-		prev_obj = obj;
-		prev_off = off;
-		if (nb == AGG_BATCH) {
-			agg_add_batch(m, batch, nb);
-			nb = 0;
-		}
-	}
-	agg_add_batch(m, batch, nb);
-}
-
-/* The taken branches of a branch stack (newest first) and, with ranges,
- * the fall-through range [e[i].to, e[i-1].from] from each branch's target
- * to the next newer branch's source, which ran once between the two
- * (bpf/record.bpf.c on_lbr_sample() does the same in the kernel).  Each
- * address is resolved once; the counts go in batches. */
-static void add_branches(struct imp *m, int32_t key, const uint8_t *e,
-			 uint64_t nr, int ranges)
-{
-	struct agg batch[2 * AGG_BATCH];
-	size_t nb = 0;
-	uint32_t po = 0;	/* the newer branch's source, resolved */
-	uint64_t poff = 0, pfrom = 0;
-	int pok = 0;
-
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t from = get64(e + 24 * i), to = get64(e + 24 * i + 8);
-		uint32_t fo = 0, to_obj = 0;
-		uint64_t foff = 0, toff = 0;
-		int fok = resolve(m, key, from, &fo, &foff) == UNATTR_NONE;
-		int tok = resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE;
-
-		if (fok && tok)
-			batch[nb++] = (struct agg){ foff, toff, 0, fo, to_obj, K_BRANCH };
-		else
-			m->branches_unattr++;
-		/* Both ends in one mapping: one object, and the same distance
-		 * in the file as in memory. */
-		if (i > 0 && ranges) {
-			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
-				batch[nb++] = (struct agg){ toff, poff, 0, to_obj, 0, K_RANGE };
-			else
-				m->ranges_unattr++;
-		}
-		po = fo, poff = foff, pfrom = from, pok = fok;
-		if (nb > 2 * AGG_BATCH - 2) {
-			agg_add_batch(m, batch, nb);
-			nb = 0;
-		}
-	}
-	agg_add_batch(m, batch, nb);
-}
 
 static uint64_t read_size(const struct pattr *a, struct rbuf *r)
 {
@@ -1355,24 +897,20 @@ static void do_sample(struct imp *m, const struct rec *rc)
 		return;
 	}
 	m->attrs[ai].samples++;
-	m->taken++;
-	if (time != NO_TIME) {
-		if (!m->tmin || time < m->tmin)
-			m->tmin = time;
-		if (time > m->tmax)
-			m->tmax = time;
-	}
+	m->s.taken++;
+	if (time != NO_TIME)
+		samples_time(&m->s, time);
 	/* Kernel samples: no user IP, and (as in pgoprof-record) neither
 	 * their user stack nor their branch records are used. */
 	if (cpumode == MISC_GUEST_KERNEL || cpumode == MISC_GUEST_USER) {
-		m->guest++;
+		m->s.guest++;
 		return;
 	}
 	if (cpumode == MISC_KERNEL || cpumode == MISC_HYPERVISOR ||
 	    ((st & S_IP) && (int64_t)ip < 0) ||
 	    (cpumode == 0 && !(st & S_IP) && nchain &&
 	     get64(chain) >= CONTEXT_MAX && get64(chain) != CONTEXT_USER)) {
-		m->kernel++;
+		m->s.kernel++;
 		return;
 	}
 
@@ -1406,16 +944,16 @@ static void do_sample(struct imp *m, const struct rec *rc)
 	if (!nips && (st & S_IP))
 		ips[nips++] = ip;	/* no user call chain: -b */
 	if (!nips)
-		m->no_user_stack++;
+		m->s.no_user_stack++;
 	else
-		add_stack(m, key_of(m, pid), ips, nips);
+		samples_add_stack(&m->s, samples_key(&m->s, pid), ips, nips);
 	if (br) {
 		if (a->branch_type & BR_CALL_STACK) {
 			m->call_stack_lbr++;
 		} else {
 			if (!(a->branch_type & BR_ANY))
 				m->no_ranges_filter++;
-			add_branches(m, key_of(m, pid), br, nbr,
+			samples_add_branches(&m->s, samples_key(&m->s, pid), br, nbr, 24,
 				     !!(a->branch_type & BR_ANY));
 		}
 	}
@@ -1474,10 +1012,10 @@ static void deliver(struct imp *m, const struct rec *rc)
 		if (!path || !(prot & PROT_EXEC_BIT))
 			break;
 		if (mmap2_has_build_id(m, rc))
-			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+			samples_add_mapping(&m->s, get32(p + 8), get64(p + 16), get64(p + 24),
 				    get64(p + 32), p + 44, p[40], path);
 		else
-			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+			samples_add_mapping(&m->s, get32(p + 8), get64(p + 16), get64(p + 24),
 				    get64(p + 32), NULL, 0, path);
 		invalidate(m, get32(p + 8));
 		break;
@@ -1491,7 +1029,7 @@ static void deliver(struct imp *m, const struct rec *rc)
 		}
 		path = rec_filename(m, rc, 40);
 		if (path && !(rc->misc & MISC_MMAP_DATA)) {
-			add_mapping(m, get32(p + 8), get64(p + 16), get64(p + 24),
+			samples_add_mapping(&m->s, get32(p + 8), get64(p + 16), get64(p + 24),
 				    get64(p + 32), NULL, 0, path);
 			invalidate(m, get32(p + 8));
 		}
@@ -1504,7 +1042,7 @@ static void deliver(struct imp *m, const struct rec *rc)
 		}
 		/* exec: a new address space; its mappings follow. */
 		if (rc->misc & MISC_COMM_EXEC) {
-			new_key(m, get32(p + 8));
+			samples_exec(&m->s, get32(p + 8));
 			invalidate(m, get32(p + 8));
 		}
 		break;
@@ -1518,11 +1056,7 @@ static void deliver(struct imp *m, const struct rec *rc)
 		/* A new process starts with a copy of its parent's mappings;
 		 * a new thread shares them already. */
 		if (rc->type == REC_FORK && get32(p + 8) != get32(p + 12)) {
-			int32_t parent = key_of(m, get32(p + 12));
-			int32_t child = new_key(m, get32(p + 8));
-
-			if (parent)
-				maps_fork(&m->maps, parent, child);
+			samples_fork(&m->s, get32(p + 12), get32(p + 8));
 			invalidate(m, get32(p + 8));
 		}
 		break;
@@ -1531,14 +1065,14 @@ static void deliver(struct imp *m, const struct rec *rc)
 			fail(m, rc->off + 6, "LOST record of %u bytes (at least 24)", rc->size);
 			break;
 		}
-		m->lost_records += get64(p + 16);
+		m->s.lost_records += get64(p + 16);
 		break;
 	case REC_LOST_SAMPLES:
 		if (rc->size < 16) {
 			fail(m, rc->off + 6, "LOST_SAMPLES record of %u bytes (at least 16)", rc->size);
 			break;
 		}
-		m->lost_samples += get64(p + 8);
+		m->s.lost_samples += get64(p + 8);
 		break;
 	case 0:
 		m->unknown_records++;
@@ -1727,7 +1261,7 @@ static int read_file_header(struct imp *m, size_t *data_off, size_t *data_end)
 
 static void set_meta(struct imp *m)
 {
-	struct raw_profile *p = m->prof;
+	struct raw_profile *p = m->s.prof;
 	char buf[1024];
 	size_t n = 0;
 	const struct pattr *first = NULL;
@@ -1776,53 +1310,22 @@ static void set_meta(struct imp *m)
 	raw_set_meta(p, "mode", lbr ? "import-lbr" : "import-stack");
 }
 
-static void count_unattributed(struct raw_profile *p, const char *reason,
-			       uint64_t n)
-{
-	char name[64];
-
-	if (!n)
-		return;
-	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
-	raw_add_counter(p, name, n);
-}
-
+/* The counters of perf.data's own; samples_finish() writes the others. */
 static void set_counters(struct imp *m)
 {
-	struct raw_profile *p = m->prof;
-	uint64_t lost = m->lost_records + m->lost_samples;
+	struct raw_profile *p = m->s.prof;
 
-	raw_add_counter(p, CNT_SAMPLES, m->taken + lost);
-	raw_add_counter(p, CNT_LOST, lost);
-	raw_add_counter(p, CNT_UNATTR "kernel", m->kernel);
-	for (int r = UNATTR_NONE + 1; r < UNATTR_MAX; r++)
-		count_unattributed(p, unattr_name[r], m->unattr[r]);
-	count_unattributed(p, "guest", m->guest);
-	count_unattributed(p, "no_user_stack", m->no_user_stack);
-	if (m->edges_unattr)
-		raw_add_counter(p, "edges.unattributed", m->edges_unattr);
-	if (m->branches_unattr)
-		raw_add_counter(p, "branches.unattributed", m->branches_unattr);
-	if (m->ranges_unattr)
-		raw_add_counter(p, "ranges.unattributed", m->ranges_unattr);
-	raw_add_counter(p, "sideband.lost", m->lost_records);
-	if (m->have_sample_time && m->last_time > m->first_time)
-		raw_add_counter(p, "duration_ms", (m->last_time - m->first_time) / 1000000);
-	else if (m->tmax > m->tmin)
-		raw_add_counter(p, "duration_ms", (m->tmax - m->tmin) / 1000000);
-	if (m->unknown_records)
-		raw_add_counter(p, "import.unknown_records", m->unknown_records);
-	if (m->unknown_id)
-		raw_add_counter(p, "import.unknown_event_id", m->unknown_id);
-	if (m->other_samples)
-		raw_add_counter(p, "import.other_event_samples", m->other_samples);
-	if (m->dwarf_stacks)
-		raw_add_counter(p, "import.user_stack_not_unwound", m->dwarf_stacks);
-	if (m->foreign_regs + m->regs32)
-		raw_add_counter(p, "import.user_regs_foreign_arch",
-				m->foreign_regs + m->regs32);
-	if (m->call_stack_lbr)
-		raw_add_counter(p, "import.lbr_call_stack_not_used", m->call_stack_lbr);
+	/* duration_ms: feature SAMPLE_TIME, else the samples' times */
+	if (m->have_sample_time && m->last_time > m->first_time) {
+		m->s.tmin = m->first_time;
+		m->s.tmax = m->last_time;
+	}
+	samples_count(p, "import.unknown_records", m->unknown_records);
+	samples_count(p, "import.unknown_event_id", m->unknown_id);
+	samples_count(p, "import.other_event_samples", m->other_samples);
+	samples_count(p, "import.user_stack_not_unwound", m->dwarf_stacks);
+	samples_count(p, "import.user_regs_foreign_arch", m->foreign_regs + m->regs32);
+	samples_count(p, "import.lbr_call_stack_not_used", m->call_stack_lbr);
 	/* As pgoprof-record --call-graph dwarf: why each unwind ended. */
 	for (int i = 0; m->unwound && i < UNWIND_END_MAX; i++) {
 		char name[64];
@@ -1830,34 +1333,8 @@ static void set_counters(struct imp *m)
 		snprintf(name, sizeof(name), "unwind.%s", unwind_end_name[i]);
 		raw_add_counter(p, name, m->unwind_ends[i]);
 	}
-	if (m->bad_build_id_flag)
-		raw_add_counter(p, "import.mmap2_build_id_flag_ignored", m->bad_build_id_flag);
-	if (m->no_ranges_filter)
-		raw_add_counter(p, "import.branch_filter_no_ranges", m->no_ranges_filter);
-}
-
-/* Objects of the final profile whose build-ID came only from a file on
- * this machine, not from the perf.data file. */
-static void count_local_ids(struct imp *m)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < m->prof->nobjs; i++) {
-		const struct raw_object *o = &m->prof->objs[i];
-		int local = 0, recorded = 0;
-
-		if (o->id_kind != RAW_ID_BUILD_ID)
-			continue;
-		for (size_t j = 0; j < m->nfids && !local; j++)
-			local = m->fids[j].len == o->build_id_len &&
-				!memcmp(m->fids[j].id, o->build_id, o->build_id_len);
-		for (size_t j = 0; j < m->nbids && local && !recorded; j++)
-			recorded = raw_same_build_id(m->bids[j].id, m->bids[j].len,
-						     o->build_id, o->build_id_len);
-		n += local && !recorded;
-	}
-	if (n)
-		raw_add_counter(m->prof, "import.build_id_from_file", n);
+	samples_count(p, "import.mmap2_build_id_flag_ignored", m->bad_build_id_flag);
+	samples_count(p, "import.branch_filter_no_ranges", m->no_ranges_filter);
 }
 
 int perfdata_probe(const uint8_t *buf, size_t len)
@@ -1873,20 +1350,14 @@ static void imp_free(struct imp *m)
 		free(m->attrs[i].name);
 	free(m->attrs);
 	free(m->ids);
-	strmap_free(&m->bid_index);
-	strmap_free(&m->file_index);
-	free(m->bids);
-	free(m->fids);
 	free(m->hostname);
 	free(m->osrelease);
 	free(m->version);
 	free(m->arch);
 	free(m->cmdline);
 	unwind_free(m->uw);
-	maps_free(&m->maps);
-	free(m->keys);
+	samples_free(&m->s);
 	free(m->q);
-	free(m->agg);
 }
 
 int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
@@ -1898,12 +1369,11 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	uint64_t magic;
 	int selected = 0;
 
-	m.prof = p;
 	m.opt = opt ? opt : &defaults;
 	m.buf = buf;
 	m.len = len;
 	m.name = name;
-	maps_init(&m.maps, p);
+	samples_init(&m.s, p, m.opt->no_local_files);
 	if (len < 8) {
 		fail(&m, 0, "truncated: need 8 bytes for the magic, %zu left", len);
 		goto out;
@@ -1957,14 +1427,10 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	 * renumbers. */
 	unwind_free(m.uw);
 	m.uw = NULL;
-	agg_emit(&m);
 	report_foreign_regs(&m);
 	set_meta(&m);
 	set_counters(&m);
-	raw_drop_empty_objects(p);
-	count_local_ids(&m);
-	if (p->nobjs)	/* raw_normalize() memcpy()s from a NULL objs otherwise */
-		raw_normalize(p);
+	samples_finish(&m.s);
 out:
 	imp_free(&m);
 	if (m.failed) {

@@ -25,7 +25,7 @@ FUZZ_LIBS := -ldw -lelf -lcapstone -lz
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfdata_SRC := import/perfdata.c collector/buildid.c collector/mappings.c \
+fuzz_perfdata_SRC := import/perfdata.c import/samples.c collector/buildid.c collector/mappings.c \
 	collector/unwind.c collector/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)

@@ -1,0 +1,551 @@
+/* The rules that the importers of perf's output share (samples.h): address
+ * spaces, mappings to objects, stacks and branch stacks to the tables of a
+ * raw profile, and the counters of what could not be attributed. */
+#include "samples.h"
+#include "../collector/buildid.h"
+#include "../lib/util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct samples_pidkey {
+	uint32_t pid;
+	int32_t key;	/* 0: free slot */
+};
+
+struct samples_agg {
+	uint64_t a, b, count;
+	uint32_t obj, obj2;
+	uint8_t kind;	/* 0: free slot */
+};
+
+/* ---- string map ---- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
+{
+	if (!t->cap)
+		return 0;
+	for (size_t i = hash_str(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->keys[i])
+			return 0;
+		if (!strcmp(t->keys[i], key)) {
+			*val = t->vals[i];
+			return 1;
+		}
+	}
+}
+
+
+static void strmap_grow(struct strmap *t)
+{
+	struct strmap old = *t;
+
+	t->cap = old.cap ? old.cap * 2 : 64;
+	t->keys = xcalloc(t->cap, sizeof(*t->keys));
+	t->vals = xcalloc(t->cap, sizeof(*t->vals));
+	t->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i]) {
+			strmap_put(t, old.keys[i], old.vals[i]);
+			free(old.keys[i]);
+		}
+	free(old.keys);
+	free(old.vals);
+}
+
+void strmap_put(struct strmap *t, const char *key, uint32_t val)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap)
+		strmap_grow(t);
+	for (i = hash_str(key) & (t->cap - 1); t->keys[i];
+	     i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->keys[i], key)) {
+			t->vals[i] = val;
+			return;
+		}
+	t->keys[i] = xstrdup(key);
+	t->vals[i] = val;
+	t->n++;
+}
+
+void strmap_free(struct strmap *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->vals);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- process keys: a pid names a new address space after fork or exec ---- */
+
+static struct samples_pidkey *pid_slot(const struct samples *m, uint32_t pid)
+{
+	size_t i;
+
+	if (!m->cap_keys)
+		return NULL;
+	for (i = (pid * 2654435761u) & (m->cap_keys - 1); m->keys[i].key;
+	     i = (i + 1) & (m->cap_keys - 1))
+		if (m->keys[i].pid == pid)
+			return &m->keys[i];
+	return &m->keys[i];
+}
+
+int32_t samples_key(const struct samples *m, uint32_t pid)
+{
+	struct samples_pidkey *s = pid_slot(m, pid);
+
+	return s ? s->key : 0;
+}
+
+int32_t samples_exec(struct samples *m, uint32_t pid)
+{
+	struct samples_pidkey *s;
+
+	if (2 * (m->nkeys_used + 1) > m->cap_keys) {
+		struct samples_pidkey *old = m->keys;
+		size_t oldcap = m->cap_keys;
+
+		m->cap_keys = oldcap ? oldcap * 2 : 256;
+		m->keys = xcalloc(m->cap_keys, sizeof(*m->keys));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				*pid_slot(m, old[i].pid) = old[i];
+		free(old);
+	}
+	s = pid_slot(m, pid);
+	if (!s->key)
+		m->nkeys_used++;
+	s->pid = pid;
+	s->key = --m->next_key;
+	return s->key;
+}
+
+
+int32_t samples_space(struct samples *m)
+{
+	return --m->next_key;
+}
+
+void samples_fork(struct samples *m, uint32_t parent, uint32_t child)
+{
+	int32_t from = samples_key(m, parent);
+	int32_t to = samples_exec(m, child);
+
+	if (from)
+		maps_fork(&m->maps, from, to);
+}
+
+/* ---- mappings ---- */
+
+void samples_header_build_id(struct samples *m, const char *path,
+			     const uint8_t *id, uint32_t len, int32_t pid,
+			     int unsized)
+{
+	struct samples_bid b = { .len = len, .pid = pid, .unsized = unsized };
+	uint32_t old;
+
+	if (len > sizeof(b.id))
+		len = b.len = sizeof(b.id);
+	memcpy(b.id, id, len);
+	/* The host's entry (pid -1) wins over a guest machine's. */
+	if (!strmap_find(&m->bid_index, path, &old) ||
+	    (m->bids[old].pid != -1 && pid == -1)) {
+		grow(&m->bids, &m->cap_bids, m->nbids + 1, sizeof(*m->bids));
+		m->bids[m->nbids] = b;
+		strmap_put(&m->bid_index, path, (uint32_t)m->nbids++);
+	}
+}
+
+/* The build-ID of the file at path on this machine (cached); len 0 if none. */
+static const struct samples_bid *local_build_id(struct samples *m, const char *path)
+{
+	uint32_t i;
+	struct samples_bid b = { 0 };
+	struct stat st;
+	int fd;
+
+	if (strmap_find(&m->file_index, path, &i))
+		return &m->fids[i];
+	/* Only a regular file: never wait on a FIFO or read a device that a
+	 * crafted input names. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0) {
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    buildid_read_fd(fd, b.id, sizeof(b.id), &b.len))
+			b.len = 0;
+		close(fd);
+	}
+	grow(&m->fids, &m->cap_fids, m->nfids + 1, sizeof(*m->fids));
+	m->fids[m->nfids] = b;
+	strmap_put(&m->file_index, path, (uint32_t)m->nfids);
+	return &m->fids[m->nfids++];
+}
+
+static const struct samples_bid *header_build_id(struct samples *m, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	uint32_t i;
+
+	if (strmap_find(&m->bid_index, path, &i))
+		return &m->bids[i];
+	if (n > d && !strcmp(path + n - d, deleted)) {
+		char *p = xstrdup(path);
+		int found;
+
+		p[n - d] = '\0';
+		found = strmap_find(&m->bid_index, p, &i);
+		free(p);
+		if (found)
+			return &m->bids[i];
+	}
+	return NULL;
+}
+
+void samples_map(struct samples *m, int32_t key, uint64_t start, uint64_t len,
+		 uint64_t pgoff, const uint8_t *id, uint32_t idlen,
+		 const char *path)
+{
+	/* As pgoprof-record: the MMAP2 build-ID whatever the path; a path
+	 * that does not start with '/' ([vdso], [anon:...]) is anonymous. */
+	if (!(id && idlen) && path[0] == '/') {
+		const struct samples_bid *b = header_build_id(m, path), *l;
+
+		if ((!b || b->unsized) && !m->no_local_files) {
+			l = local_build_id(m, path);
+			/* The file here has the whole of an ID cut short. */
+			if (l->len && (!b || raw_same_build_id(b->id, b->len, l->id, l->len)))
+				b = l;
+		}
+		if (b) {
+			id = b->id;
+			idlen = b->len;
+		} else {	/* known by its path alone: convert --binary
+				 * matches it by file name, as perf's peers do */
+			maps_add_object(&m->maps, key, start, len, pgoff,
+					raw_path_object(m->prof, path), path);
+			return;
+		}
+	}
+	maps_add(&m->maps, key, start, len, pgoff, id && idlen ? id : NULL,
+		 id ? idlen : 0, path, 0, 0);
+}
+
+void samples_add_mapping(struct samples *m, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const uint8_t *id,
+			 uint32_t idlen, const char *path)
+{
+	int32_t key;
+
+	if (pid == UINT32_MAX)	/* the kernel and its modules */
+		return;
+	key = samples_key(m, pid);
+	if (!key)
+		key = samples_exec(m, pid);
+	samples_map(m, key, start, len, pgoff, id, idlen, path);
+}
+
+enum unattr_reason samples_resolve(const struct samples *m, int32_t key,
+				   uint64_t addr, uint32_t *obj, uint64_t *off)
+{
+	if (!key)
+		return UNATTR_NO_MAPPING;
+	return maps_resolve(&m->maps, key, addr, obj, off);
+}
+
+/* ---- samples: added up by key before they go into the profile ---- */
+
+enum { K_IP = 1, K_EDGE, K_RANGE, K_BRANCH };
+
+static uint64_t agg_hash(const struct samples_agg *e)
+{
+	uint64_t h = e->kind * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ e->obj) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->a) * 0xc4ceb9fe1a85ec53ULL;
+	h = (h ^ e->obj2) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->b) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 32;
+}
+
+/* e's slot in t (cap a power of two), probing from i (its hash). */
+static struct samples_agg *agg_slot_at(struct samples_agg *t, size_t cap,
+				       const struct samples_agg *e, size_t i)
+{
+	for (i &= cap - 1; t[i].kind; i = (i + 1) & (cap - 1))
+		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
+		    t[i].obj2 == e->obj2 && t[i].b == e->b)
+			break;
+	return &t[i];
+}
+
+static struct samples_agg *agg_slot(struct samples_agg *t, size_t cap, const struct samples_agg *e)
+{
+	return agg_slot_at(t, cap, e, (size_t)agg_hash(e));
+}
+
+/* Room for n more entries at a load of at most 1/2. */
+static void agg_reserve(struct samples *m, size_t n)
+{
+	size_t cap = m->cap_agg ? m->cap_agg : 4096;
+	struct samples_agg *t;
+
+	if (2 * (m->nagg + n) <= m->cap_agg)
+		return;
+	while (2 * (m->nagg + n) > cap)
+		cap *= 2;
+	t = xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < m->cap_agg; i++)
+		if (m->agg[i].kind)
+			*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
+	free(m->agg);
+	m->agg = t;
+	m->cap_agg = cap;
+}
+
+static void agg_count(struct samples *m, const struct samples_agg *e, size_t h)
+{
+	struct samples_agg *s = agg_slot_at(m->agg, m->cap_agg, e, h);
+
+	if (!s->kind) {
+		*s = *e;
+		m->nagg++;
+	}
+	s->count++;
+}
+
+/* Entries counted at once by the sample paths. */
+#define AGG_BATCH 32
+
+/* Count n entries at once: their slots are prefetched first, so that the
+ * cache misses of a large table overlap instead of following each other
+ * (a sample's branch stack is 16 to 64 entries, most of them in different
+ * cache lines). */
+static void agg_add_batch(struct samples *m, const struct samples_agg *e, size_t n)
+{
+	size_t h[2 * AGG_BATCH];	/* each entry hashed once */
+
+	agg_reserve(m, n);
+	for (size_t i = 0; i < n; i++) {
+		h[i] = (size_t)agg_hash(&e[i]);
+		__builtin_prefetch(&m->agg[h[i] & (m->cap_agg - 1)]);
+	}
+	for (size_t i = 0; i < n; i++)
+		agg_count(m, &e[i], h[i]);
+}
+
+static void agg_emit(struct samples *m)
+{
+	for (size_t i = 0; i < m->cap_agg; i++) {
+		const struct samples_agg *e = &m->agg[i];
+		struct raw_object *o = &m->prof->objs[e->obj];
+
+		switch (e->kind) {
+		case K_IP:
+			raw_add_ip(o, e->a, e->count);
+			break;
+		case K_EDGE:
+			raw_add_edge(o, e->a, e->obj2, e->b, e->count);
+			break;
+		case K_RANGE:
+			raw_add_range(o, e->a, e->b, e->count);
+			break;
+		case K_BRANCH:
+			raw_add_branch(o, e->a, e->obj2, e->b, e->count);
+			break;
+		}
+	}
+}
+
+/* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
+ * every adjacent pair of frames a caller->callee edge. */
+void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
+		       size_t n)
+{
+	struct samples_agg batch[AGG_BATCH];
+	size_t nb = 0;
+	uint32_t obj = 0, prev_obj = 0;
+	uint64_t off = 0, prev_off = 0;
+	enum unattr_reason r, prev_r;
+
+	r = samples_resolve(m, key, ips[0], &prev_obj, &prev_off);
+	if (r != UNATTR_NONE)
+		m->unattr[r]++;
+	else
+		batch[nb++] = (struct samples_agg){ prev_off, 0, 0, prev_obj, 0, K_IP };
+	prev_r = r;
+	for (size_t i = 1; i < n && ips[i]; i++) {
+		r = samples_resolve(m, key, ips[i], &obj, &off);
+		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
+			batch[nb++] = (struct samples_agg){ off, i > 1 ? prev_off - 1 : prev_off, 0,
+						    obj, prev_obj, K_EDGE };
+		else
+			m->edges_unattr++;
+		prev_r = r;
+		prev_obj = obj;
+		prev_off = off;
+		if (nb == AGG_BATCH) {
+			agg_add_batch(m, batch, nb);
+			nb = 0;
+		}
+	}
+	agg_add_batch(m, batch, nb);
+}
+
+/* The taken branches of a branch stack (newest first) and, with ranges,
+ * the fall-through range [e[i].to, e[i-1].from] from each branch's target
+ * to the next newer branch's source, which ran once between the two
+ * (bpf/record.bpf.c on_lbr_sample() does the same in the kernel).  Each
+ * address is resolved once; the counts go in batches. */
+void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
+			  size_t nr, size_t stride, int ranges)
+{
+	struct samples_agg batch[2 * AGG_BATCH];
+	size_t nb = 0;
+	uint32_t po = 0;	/* the newer branch's source, resolved */
+	uint64_t poff = 0, pfrom = 0;
+	int pok = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t from = get64(e + stride * i), to = get64(e + stride * i + 8);
+		uint32_t fo = 0, to_obj = 0;
+		uint64_t foff = 0, toff = 0;
+		int fok = samples_resolve(m, key, from, &fo, &foff) == UNATTR_NONE;
+		int tok = samples_resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE;
+
+		if (fok && tok)
+			batch[nb++] = (struct samples_agg){ foff, toff, 0, fo, to_obj, K_BRANCH };
+		else
+			m->branches_unattr++;
+		/* Both ends in one mapping: one object, and the same distance
+		 * in the file as in memory. */
+		if (i > 0 && ranges) {
+			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
+				batch[nb++] = (struct samples_agg){ toff, poff, 0, to_obj, 0, K_RANGE };
+			else
+				m->ranges_unattr++;
+		}
+		po = fo, poff = foff, pfrom = from, pok = fok;
+		if (nb > 2 * AGG_BATCH - 2) {
+			agg_add_batch(m, batch, nb);
+			nb = 0;
+		}
+	}
+	agg_add_batch(m, batch, nb);
+}
+
+
+void samples_time(struct samples *m, uint64_t t)
+{
+	if (!m->tmin || t < m->tmin)
+		m->tmin = t;
+	if (t > m->tmax)
+		m->tmax = t;
+}
+
+/* ---- the end of an import ---- */
+
+void samples_count(struct raw_profile *p, const char *name, uint64_t n)
+{
+	if (n)
+		raw_add_counter(p, name, n);
+}
+
+static void count_unattributed(struct raw_profile *p, const char *reason,
+			       uint64_t n)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
+	samples_count(p, name, n);
+}
+
+static void set_counters(struct samples *m)
+{
+	struct raw_profile *p = m->prof;
+	uint64_t lost = m->lost_records + m->lost_samples;
+
+	raw_add_counter(p, CNT_SAMPLES, m->taken + lost);
+	raw_add_counter(p, CNT_LOST, lost);
+	raw_add_counter(p, CNT_UNATTR "kernel", m->kernel);
+	for (int r = UNATTR_NONE + 1; r < UNATTR_MAX; r++)
+		count_unattributed(p, unattr_name[r], m->unattr[r]);
+	count_unattributed(p, "guest", m->guest);
+	count_unattributed(p, "no_user_stack", m->no_user_stack);
+	samples_count(p, "edges.unattributed", m->edges_unattr);
+	samples_count(p, "branches.unattributed", m->branches_unattr);
+	samples_count(p, "ranges.unattributed", m->ranges_unattr);
+	raw_add_counter(p, "sideband.lost", m->lost_records);
+	if (m->tmax > m->tmin)
+		raw_add_counter(p, "duration_ms", (m->tmax - m->tmin) / 1000000);
+}
+
+/* Objects of the final profile whose build-ID came only from a file on
+ * this machine, not from the input. */
+static void count_local_ids(struct samples *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->prof->nobjs; i++) {
+		const struct raw_object *o = &m->prof->objs[i];
+		int local = 0, recorded = 0;
+
+		if (o->id_kind != RAW_ID_BUILD_ID)
+			continue;
+		for (size_t j = 0; j < m->nfids && !local; j++)
+			local = m->fids[j].len == o->build_id_len &&
+				!memcmp(m->fids[j].id, o->build_id, o->build_id_len);
+		for (size_t j = 0; j < m->nbids && local && !recorded; j++)
+			recorded = raw_same_build_id(m->bids[j].id, m->bids[j].len,
+						     o->build_id, o->build_id_len);
+		n += local && !recorded;
+	}
+	samples_count(m->prof, "import.build_id_from_file", n);
+}
+
+void samples_finish(struct samples *m)
+{
+	agg_emit(m);
+	set_counters(m);
+	raw_drop_empty_objects(m->prof);
+	count_local_ids(m);
+	if (m->prof->nobjs)	/* raw_normalize() memcpy()s from a NULL objs otherwise */
+		raw_normalize(m->prof);
+}
+
+void samples_init(struct samples *m, struct raw_profile *p, int no_local_files)
+{
+	memset(m, 0, sizeof(*m));
+	m->prof = p;
+	m->no_local_files = no_local_files;
+	maps_init(&m->maps, p);
+}
+
+void samples_free(struct samples *m)
+{
+	strmap_free(&m->bid_index);
+	strmap_free(&m->file_index);
+	free(m->bids);
+	free(m->fids);
+	maps_free(&m->maps);
+	free(m->keys);
+	free(m->agg);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,175 @@
+/* What the importers of perf's output share (import/perfdata.c reads
+ * perf.data, import/perfscript.c the text of 'perf script'): the address
+ * spaces of the recorded processes, and the rules that turn what perf
+ * recorded into a raw profile, each in one place:
+ *
+ *  - a mapping becomes an object: the build-ID the input gives (an MMAP2
+ *    record, or HEADER_BUILD_ID by file name), else the build-ID of the
+ *    file at that path on this machine (unless no_local_files; counted in
+ *    import.build_id_from_file), else an object known by its path alone
+ *    (raw_path_object(), RAW_ID_PATH); a path that does not start with
+ *    '/' ([vdso], [anon:...]) is anonymous memory;
+ *  - a sample's stack (leaf first, then return addresses) becomes an IP
+ *    sample and caller->callee edges, by the rules of pgoprof-record
+ *    (collector/record.c add_stack());
+ *  - a branch stack (newest first) becomes taken branches and the
+ *    fall-through ranges between them, by the rules of bpf/record.bpf.c
+ *    on_lbr_sample();
+ *  - what could not be attributed is counted by reason (unattributed.*,
+ *    edges/branches/ranges.unattributed), and the counters that every
+ *    import writes (samples.taken, samples.lost, sideband.lost,
+ *    duration_ms) are written at the end, in samples_finish().
+ *
+ * Samples are added up by key in a hash table before they go into the
+ * profile, so that memory grows with the distinct addresses, not with the
+ * samples.  Process IDs name address spaces: a pid gets a fresh one at
+ * exec (samples_exec) and a copy of its parent's at fork (samples_fork). */
+#ifndef PGOPROF_IMPORT_SAMPLES_H
+#define PGOPROF_IMPORT_SAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../collector/mappings.h"
+#include "../raw/rawprof.h"
+
+/* Little-endian reads (perf's records; branch entries below). */
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* A string-keyed hash table (file names): strmap_find gives the value of
+ * key (1) or 0 if it is not there; strmap_put inserts or replaces. */
+struct strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+int strmap_find(const struct strmap *t, const char *key, uint32_t *val);
+void strmap_put(struct strmap *t, const char *key, uint32_t val);
+void strmap_free(struct strmap *t);
+
+/* A build-ID from HEADER_BUILD_ID or from the local file. */
+struct samples_bid {
+	uint8_t id[RAW_BUILD_ID_MAX];
+	uint32_t len;	/* 0: the local file has none */
+	int32_t pid;
+	int unsized;	/* HEADER_BUILD_ID without a size: the padding is cut */
+};
+
+struct samples_pidkey;
+struct samples_agg;
+
+struct samples {
+	struct raw_profile *prof;
+	/* Never read a build-ID from a file on this machine. */
+	int no_local_files;
+
+	/* Counters the importers keep, written by samples_finish(): the
+	 * samples of the imported events (samples.taken is taken plus the
+	 * two lost counts), PERF_RECORD_LOST and LOST_SAMPLES counts, the
+	 * reasons a sample had no user IP, and the first and last sample
+	 * times (ns; duration_ms if tmax > tmin). */
+	uint64_t taken, lost_records, lost_samples;
+	uint64_t kernel, guest, no_user_stack;
+	uint64_t tmin, tmax;
+	/* Kept by the rules below. */
+	uint64_t unattr[UNATTR_MAX];
+	uint64_t edges_unattr, branches_unattr, ranges_unattr;
+
+	/* The rest is the layer's own. */
+	struct strmap bid_index;	/* HEADER_BUILD_ID by file name */
+	struct samples_bid *bids;
+	size_t nbids, cap_bids;
+	struct strmap file_index;	/* build-IDs read from local files */
+	struct samples_bid *fids;
+	size_t nfids, cap_fids;
+
+	struct maptable maps;
+	struct samples_pidkey *keys;
+	size_t cap_keys, nkeys_used;
+	int32_t next_key;
+
+	struct samples_agg *agg;
+	size_t nagg, cap_agg;
+};
+
+void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
+void samples_free(struct samples *s);
+
+/* ---- address spaces ---- */
+
+/* The key of pid's address space (the maptable's process), or 0 if pid
+ * has none yet.  Keys are negative, so that the maptable never looks at
+ * /proc/KEY of this machine. */
+int32_t samples_key(const struct samples *s, uint32_t pid);
+/* A fresh, empty address space for pid (exec); returns its key. */
+int32_t samples_exec(struct samples *s, uint32_t pid);
+/* A fresh, empty address space that belongs to no pid. */
+int32_t samples_space(struct samples *s);
+/* A new process child starts with a copy of parent's mappings. */
+void samples_fork(struct samples *s, uint32_t parent, uint32_t child);
+
+/* The build-ID of path from the input's table (HEADER_BUILD_ID); pid -1
+ * is the host's entry, which wins over a guest machine's. */
+void samples_header_build_id(struct samples *s, const char *path,
+			     const uint8_t *id, uint32_t len, int32_t pid,
+			     int unsized);
+
+/* An executable mapping of pid (UINT32_MAX, the kernel's, is ignored),
+ * into pid's address space (made if it has none).  id: the build-ID the
+ * record carries (NULL or idlen 0: none), else as the rule above. */
+void samples_add_mapping(struct samples *s, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const uint8_t *id,
+			 uint32_t idlen, const char *path);
+/* The same into the address space key. */
+void samples_map(struct samples *s, int32_t key, uint64_t start, uint64_t len,
+		 uint64_t pgoff, const uint8_t *id, uint32_t idlen,
+		 const char *path);
+
+/* Runtime address in address space key (0: none) -> (object, file
+ * offset).  Returns UNATTR_NONE or why it could not. */
+enum unattr_reason samples_resolve(const struct samples *s, int32_t key,
+				   uint64_t addr, uint32_t *obj, uint64_t *off);
+
+/* ---- samples ---- */
+
+/* A sample's time (ns), for duration_ms. */
+void samples_time(struct samples *s, uint64_t t);
+
+/* One sample's user stack in address space key: ips[0] the leaf, then
+ * the return addresses, n >= 1; a 0 above the leaf ends it. */
+void samples_add_stack(struct samples *s, int32_t key, const uint64_t *ips,
+		       size_t n);
+
+/* One sample's branch stack in address space key: n entries, newest
+ * first, stride bytes apart at e, each starting with the branch's source
+ * and target as little-endian u64 (perf's struct perf_branch_entry;
+ * stride 24 in perf.data).  ranges: also the fall-through ranges (a stack
+ * of every taken branch, not filtered). */
+void samples_add_branches(struct samples *s, int32_t key, const uint8_t *e,
+			  size_t n, size_t stride, int ranges);
+
+/* Add counter name of p if n > 0 (counters written only when they are
+ * not 0). */
+void samples_count(struct raw_profile *p, const char *name, uint64_t n);
+
+/* The end of an import: the aggregated samples go into the profile, the
+ * common counters are written, objects without samples are dropped, the
+ * objects whose build-ID came only from a local file are counted
+ * (import.build_id_from_file), and the profile is normalized.  The
+ * importer writes its META and counters of its own before. */
+void samples_finish(struct samples *s);
+
+#endif
