@@ -11,7 +11,6 @@
 #include "../collector/unwind.h"
 #include "../lib/bytes.h"
 #include "../lib/util.h"
-#include "../version.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -1261,53 +1260,25 @@ static int read_file_header(struct imp *m, size_t *data_off, size_t *data_end)
 
 static void set_meta(struct imp *m)
 {
-	struct raw_profile *p = m->s.prof;
-	char buf[1024];
-	size_t n = 0;
-	const struct pattr *first = NULL;
-	int lbr = 0, any = 0;
+	struct samples_info info = {
+		.source = m->name, .host = m->hostname, .osrelease = m->osrelease,
+		.arch = m->arch, .version = m->version, .cmdline = m->cmdline,
+	};
+	struct samples_event *ev = xcalloc(m->nattrs, sizeof(*ev));
 
-	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
-	raw_set_meta(p, "source", m->name);
-	if (m->hostname)
-		raw_set_meta(p, "host", m->hostname);
-	if (m->osrelease) {
-		snprintf(buf, sizeof(buf), "Linux %s%s%s", m->osrelease,
-			 m->arch ? " " : "", m->arch ? m->arch : "");
-		raw_set_meta(p, "kernel", buf);
-	}
-	if (m->version) {
-		snprintf(buf, sizeof(buf), "perf %s", m->version);
-		raw_set_meta(p, "recorder", buf);
-	}
-	if (m->cmdline)
-		raw_set_meta(p, "perf_cmdline", m->cmdline);
-	/* The selected events that gave samples, else the first selected. */
-	buf[0] = '\0';
-	for (size_t i = 0; i < m->nattrs; i++)
-		any |= m->attrs[i].selected && m->attrs[i].samples;
 	for (size_t i = 0; i < m->nattrs; i++) {
 		const struct pattr *a = &m->attrs[i];
 
-		if (!a->selected || (!a->samples && (any || first)))
-			continue;
-		if (!first)
-			first = a;
-		if (n < sizeof(buf) - 1)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
-					      n ? "," : "", a->name);
-		if (n > sizeof(buf) - 1)
-			n = sizeof(buf) - 1;
-		if ((a->sample_type & S_BRANCH_STACK) &&
-		    (a->branch_type & BR_ANY) && !(a->branch_type & BR_CALL_STACK))
-			lbr = 1;
+		ev[i] = (struct samples_event){
+			.name = a->name, .samples = a->samples, .period = a->period,
+			.selected = a->selected, .freq = !!(a->flags & A_FREQ),
+			.period_known = 1,
+			.lbr = (a->sample_type & S_BRANCH_STACK) &&
+			       (a->branch_type & BR_ANY) && !(a->branch_type & BR_CALL_STACK),
+		};
 	}
-	if (first) {
-		raw_set_meta(p, "event", buf);
-		snprintf(buf, sizeof(buf), "%" PRIu64, first->period);
-		raw_set_meta(p, first->flags & A_FREQ ? "sample_freq" : "sample_period", buf);
-	}
-	raw_set_meta(p, "mode", lbr ? "import-lbr" : "import-stack");
+	samples_meta(m->s.prof, &info, ev, m->nattrs);
+	free(ev);
 }
 
 /* The counters of perf.data's own; samples_finish() writes the others. */

@@ -4,8 +4,10 @@
 #include "samples.h"
 #include "../collector/buildid.h"
 #include "../lib/util.h"
+#include "../version.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +520,59 @@ static void count_local_ids(struct samples *m)
 		n += local && !recorded;
 	}
 	samples_count(m->prof, "import.build_id_from_file", n);
+}
+
+void samples_meta(struct raw_profile *p, const struct samples_info *info,
+		  const struct samples_event *ev, size_t nev)
+{
+	const struct samples_event *first = NULL;
+	char buf[1024];
+	size_t n = 0;
+	int lbr = info->lbr, any = 0;
+
+	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
+	raw_set_meta(p, "source", info->source);
+	if (info->input)
+		raw_set_meta(p, "input", info->input);
+	if (info->host)
+		raw_set_meta(p, "host", info->host);
+	if (info->osrelease) {
+		snprintf(buf, sizeof(buf), "Linux %s%s%s", info->osrelease,
+			 info->arch ? " " : "", info->arch ? info->arch : "");
+		raw_set_meta(p, "kernel", buf);
+	}
+	if (info->version) {
+		snprintf(buf, sizeof(buf), "perf %s", info->version);
+		raw_set_meta(p, "recorder", buf);
+	}
+	if (info->cmdline)
+		raw_set_meta(p, "perf_cmdline", info->cmdline);
+	/* The selected events that gave samples, else the first selected. */
+	buf[0] = '\0';
+	for (size_t i = 0; i < nev; i++)
+		any |= ev[i].selected && ev[i].samples;
+	for (size_t i = 0; i < nev; i++) {
+		const struct samples_event *e = &ev[i];
+
+		if (!e->selected || (!e->samples && (any || first)))
+			continue;
+		if (!first)
+			first = e;
+		if (n < sizeof(buf) - 1)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+					      n ? "," : "", e->name);
+		if (n > sizeof(buf) - 1)
+			n = sizeof(buf) - 1;
+		lbr |= e->lbr;
+	}
+	if (first) {
+		raw_set_meta(p, "event", buf);
+		if (first->period_known) {
+			snprintf(buf, sizeof(buf), "%" PRIu64, first->period);
+			raw_set_meta(p, first->freq ? "sample_freq" : "sample_period", buf);
+		}
+	}
+	raw_set_meta(p, "mode", lbr ? "import-lbr" : "import-stack");
 }
 
 void samples_finish(struct samples *m)

@@ -161,6 +161,32 @@ void samples_add_stack(struct samples *s, int32_t key, const uint64_t *ips,
 void samples_add_branches(struct samples *s, int32_t key, const uint8_t *e,
 			  size_t n, size_t stride, int ranges);
 
+/* What the input says of the recording (perf.data's feature sections, or
+ * the '#' lines of perf script --header); NULL where it does not.  lbr:
+ * META mode is import-lbr whatever the events say. */
+struct samples_info {
+	const char *source, *input;
+	const char *host, *osrelease, *arch, *version, *cmdline;
+	int lbr;
+};
+
+/* An event of the input: imported (selected) or not, the samples it gave,
+ * its sampling frequency (freq) or period, if known, and whether it
+ * records every taken branch (perf record -b). */
+struct samples_event {
+	const char *name;
+	uint64_t samples, period;
+	int selected, freq, period_known, lbr;
+};
+
+/* The META of an import: tool, source, input, host, kernel ("Linux
+ * RELEASE ARCH"), recorder ("perf VERSION"), perf_cmdline; event: the
+ * selected events that gave samples, else the first selected, with the
+ * sample_freq or sample_period of the first of them; mode: import-lbr if
+ * one of them records every taken branch, else import-stack. */
+void samples_meta(struct raw_profile *p, const struct samples_info *info,
+		  const struct samples_event *ev, size_t n);
+
 /* Add counter name of p if n > 0 (counters written only when they are
  * not 0). */
 void samples_count(struct raw_profile *p, const char *name, uint64_t n);
