@@ -32,7 +32,7 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/overlap.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 	   cli/import.c cli/exact.c cli/compare.c
-IMPORT_SRC := import/perfdata.c import/samples.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
