@@ -1,7 +1,8 @@
-/* pgoprof import: a perf.data file (perf record -g, perf record -b) as a raw
- * profile. */
+/* pgoprof import: a perf.data file (perf record -g, perf record -b), or
+ * the text perf script prints of one, as a raw profile. */
 #include "cmds.h"
 #include "../import/perfdata.h"
+#include "../import/perfscript.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -17,35 +18,58 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--no-local-files] [-q] PERF.DATA\n\n"
+	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--input-format FORMAT]\n"
+		   "                      [--no-local-files] [-q] INPUT\n\n"
 		   "Turn a perf.data file from 'perf record -g' (call chains by frame\n"
-		   "pointers) or 'perf record -b' (branch stacks: LBR, BRS, BRBE) into a\n"
-		   "raw profile: IP samples, call edges, and for branch stacks the taken\n"
-		   "branches and fall-through ranges, at file offsets of objects named by\n"
-		   "build-ID.  Every process counts, wherever its objects were loaded.\n"
-		   "PERF.DATA may be '-' for a pipe ('perf record -o - ... | pgoprof import -').\n\n"
+		   "pointers) or 'perf record -b' (branch stacks: LBR, BRS, BRBE), or the\n"
+		   "text 'perf script' prints of one, into a raw profile: IP samples, call\n"
+		   "edges, and for branch stacks the taken branches and fall-through\n"
+		   "ranges, at file offsets of objects named by build-ID.  Every process\n"
+		   "counts, wherever its objects were loaded.  INPUT may be '-' for a pipe\n"
+		   "('perf record -o - ... | pgoprof import -').\n\n"
+		   "perf script text gives the same profile as its perf.data when it has\n"
+		   "the mappings and the fields the samples need:\n"
+		   "  perf script -F ip,brstack --show-mmap-events            (perf record -b;\n"
+		   "                                               what llvm-profgen reads)\n"
+		   "  perf script -F pid,tid,ip,sym,dso --show-mmap-events --show-task-events\n"
+		   "                                               (perf record -g)\n"
+		   "comm, cpu, time, period, event and --header may be added; without pid,\n"
+		   "all samples share one address space made of every mapping.\n\n"
 		   "  -o, --output RAW      the raw profile (default pgoprof.raw, written\n"
 		   "                        atomically)\n"
 		   "  -e, --event EVENT     only the samples of this event (perf's name, as\n"
-		   "                        'perf report --header-only' prints it); default:\n"
-		   "                        every event's\n"
+		   "                        'perf report --header-only' prints it; perf script\n"
+		   "                        text needs the event field); default: every event's\n"
+		   "      --input-format FORMAT\n"
+		   "                        perf-data or perf-script; default: by the content\n"
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
-		   "                        a mapping whose build-ID is not in PERF.DATA (MMAP2\n"
+		   "                        a mapping whose build-ID is not in INPUT (MMAP2\n"
 		   "                        record or build-ID table) is kept by its path\n"
 		   "  -q, --quiet           no summary line\n");
 }
 
-/* The file mapped (or read, for a pipe or a device: only its first bytes
- * if they are not a perf.data header).  *mapped tells which to undo. */
-static uint8_t *load(const char *path, size_t *len, int *mapped)
+enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT };
+
+/* Either format's head. */
+static int any_probe(const uint8_t *head, size_t len)
 {
+	return perfdata_probe(head, len) || perfscript_probe(head, len);
+}
+
+/* The file mapped (or read, for a pipe or a device: only its first bytes
+ * if they begin no input of format).  *mapped tells which to undo. */
+static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
+{
+	input_probe *probe = format == FMT_PERF_DATA ? perfdata_probe :
+			     format == FMT_PERF_SCRIPT ? NULL : any_probe;
+
 	struct stat st;
 	uint8_t *buf;
 	int fd;
 
 	*mapped = 0;
 	if (!strcmp(path, "-"))
-		return read_input(path, len, perfdata_probe);
+		return read_input(path, len, probe);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err("cannot open %s: %s", path, strerror(errno));
@@ -67,7 +91,7 @@ static uint8_t *load(const char *path, size_t *len, int *mapped)
 		}
 	}
 	close(fd);
-	return read_input(path, len, perfdata_probe);
+	return read_input(path, len, probe);
 }
 
 /* Objects without a build-ID: kept by path, matched by name later. */
@@ -104,7 +128,12 @@ static void report(const struct raw_profile *p, const char *out)
 		raw_get_counter(p, CNT_LOST), unattr, n ? " (" : "",
 		n ? line : "", n ? ")" : "", p->nobjs,
 		raw_get_meta(p, "mode") ? raw_get_meta(p, "mode") : "?");
-	if (local)
+	if (local && raw_get_meta(p, "input"))	/* perf script text */
+		fprintf(stderr, "%s: the build-IDs of %" PRIu64 " object%s came from files on this machine "
+			"(perf script prints none unless perf record had --buildid-mmap); they are right only "
+			"if those files are the ones that ran (--no-local-files refuses them)\n",
+			progname, local, local == 1 ? "" : "s");
+	else if (local)
 		fprintf(stderr, "%s: the build-IDs of %" PRIu64 " object%s came from files on this machine, "
 			"not from the perf.data file; they are right only if those files are the ones that ran "
 			"(--no-local-files refuses them)\n",
@@ -130,6 +159,7 @@ int cmd_import(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-local-files", no_argument, NULL, 'L' },
+		{ "input-format", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -139,7 +169,7 @@ int cmd_import(int argc, char **argv)
 	struct raw_profile prof;
 	uint8_t *buf;
 	size_t len = 0;
-	int c, quiet = 0, mapped, rc;
+	int c, quiet = 0, mapped, rc, format = FMT_AUTO;
 
 	while ((c = getopt_long(argc, argv, "o:e:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -151,6 +181,16 @@ int cmd_import(int argc, char **argv)
 			break;
 		case 'L':
 			opt.no_local_files = 1;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "perf-data"))
+				format = FMT_PERF_DATA;
+			else if (!strcmp(optarg, "perf-script"))
+				format = FMT_PERF_SCRIPT;
+			else {
+				err("--input-format %s: give perf-data or perf-script", optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			quiet = 1;
@@ -164,18 +204,27 @@ int cmd_import(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		err(optind == argc ? "give the perf.data file to import" :
-		    "give one perf.data file (merge raw profiles with 'pgoprof merge')");
+		err(optind == argc ? "give the perf.data file (or perf script text) to import" :
+		    "give one input (merge raw profiles with 'pgoprof merge')");
 		usage(stderr);
 		return 2;
 	}
 	in = argv[optind];
-	buf = load(in, &len, &mapped);
+	buf = load(in, format, &len, &mapped);
 	if (!buf)
 		return 1;
 	raw_init(&prof);
 	opt.release_pages = mapped;
-	rc = perfdata_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
+	/* By the content: perf.data by its magic, else text that looks
+	 * like perf script's; anything else gets perf.data's message. */
+	if (format == FMT_AUTO)
+		format = !perfdata_probe(buf, len) &&
+			 perfscript_probe(buf, len < INPUT_HEAD ? len : INPUT_HEAD) ?
+			 FMT_PERF_SCRIPT : FMT_PERF_DATA;
+	if (format == FMT_PERF_SCRIPT)
+		rc = perfscript_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
+	else
+		rc = perfdata_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	if (mapped)
 		munmap(buf, len);
 	else
