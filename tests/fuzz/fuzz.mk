@@ -16,7 +16,7 @@ FUZZ_CC ?= clang-16
 FUZZ_PLAIN_CC ?= cc
 FUZZ_B ?= build/fuzz
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := raw perfdata elf llvm_text llvm_extbinary afdo cmdline
+FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -28,6 +28,8 @@ fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c import/samples.c collector/buildid.c collector/mappings.c \
 	collector/unwind.c collector/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
+fuzz_perfscript_SRC := import/perfscript.c import/samples.c collector/buildid.c \
+	collector/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
 fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
