@@ -924,45 +924,96 @@ out:
 	m->has_ip = 0;
 }
 
-/* The fields of a sample before its address, as the layout says, then
- * period and event. */
-static int sample_fields(struct ps *m, const char *l, size_t n, size_t *pos)
+/* The fields before a sample's own (comm, pid, cpu, time), as the
+ * PERF_RECORD lines show them. */
+struct prefix {
+	uint32_t pid;
+	int has_pid, has_time;
+	uint64_t time;
+};
+
+/* 0, or -1 with why it is not such fields in why[0..wn). */
+static int read_prefix(const struct ps *m, const char *l, size_t n, size_t *pos,
+		       struct prefix *f, char *why, size_t wn)
 {
 	static const char fields[] = " (perf script fields read: comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso, brstack)";
 	int anchor = m->l_pid == 1 ? T_PIDTID : m->l_pid ? T_INT :
 		     m->l_cpu ? T_CPU : m->l_time ? T_TIME : -1;
 	size_t p = *pos, save;
-	struct tok t = { l, 0 }, e;
-	struct event *ev = NULL;
-	uint64_t v;
+	struct tok t = { l, 0 };
 
 	if (m->l_comm) {	/* the comm may hold blanks */
-		if (!next_tok(l, n, &p, &t))
-			return fail(m, "expected the comm field, as in the PERF_RECORD lines%s", fields);
+		if (!next_tok(l, n, &p, &t)) {
+			snprintf(why, wn, "expected the comm field, as in the PERF_RECORD lines%s", fields);
+			return -1;
+		}
 		save = p;
 		while (anchor >= 0 && next_tok(l, n, &save, &t) && tok_class(&t) != anchor)
 			p = save;
 	}
 	if (m->l_pid) {
-		if (!next_tok(l, n, &p, &t) || tok_class(&t) != (m->l_pid == 1 ? T_PIDTID : T_INT))
-			return fail(m, "expected %s as in the PERF_RECORD lines, not " TOKF "%s",
-				    m->l_pid == 1 ? "PID/TID" : "the pid", TOKA(t), fields);
+		if (!next_tok(l, n, &p, &t) || tok_class(&t) != (m->l_pid == 1 ? T_PIDTID : T_INT)) {
+			snprintf(why, wn, "expected %s as in the PERF_RECORD lines, not " TOKF "%s",
+				 m->l_pid == 1 ? "PID/TID" : "the pid", TOKA(t), fields);
+			return -1;
+		}
 		if (m->l_pid == 1)
-			pidtid(&t, &m->pid);
+			pidtid(&t, &f->pid);
 		else
-			pidnum(t.p, t.n, &m->pid);
-		m->has_pid = 1;
+			pidnum(t.p, t.n, &f->pid);
+		f->has_pid = 1;
 	}
-	if (m->l_cpu && (!next_tok(l, n, &p, &t) || tok_class(&t) != T_CPU))
-		return fail(m, "expected [CPU] as in the PERF_RECORD lines, not " TOKF "%s",
-			    TOKA(t), fields);
+	if (m->l_cpu && (!next_tok(l, n, &p, &t) || tok_class(&t) != T_CPU)) {
+		snprintf(why, wn, "expected [CPU] as in the PERF_RECORD lines, not " TOKF "%s",
+			 TOKA(t), fields);
+		return -1;
+	}
 	if (m->l_time) {
-		if (!next_tok(l, n, &p, &t) || tok_class(&t) != T_TIME)
-			return fail(m, "expected the time as in the PERF_RECORD lines, not " TOKF "%s",
-				    TOKA(t), fields);
-		seconds(t.p, t.n - 1, &v);
-		samples_time(&m->s, v);
+		if (!next_tok(l, n, &p, &t) || tok_class(&t) != T_TIME) {
+			snprintf(why, wn, "expected the time as in the PERF_RECORD lines, not " TOKF "%s",
+				 TOKA(t), fields);
+			return -1;
+		}
+		f->has_time = seconds(t.p, t.n - 1, &f->time);
 	}
+	*pos = p;
+	return 0;
+}
+
+/* "IP 0xFROM/0xTO/..." alone: a sample of perf script -F ip,brstack. */
+static int lbr_sample(const char *l, size_t n)
+{
+	size_t i = 0;
+	struct tok t;
+	uint64_t v;
+
+	return next_tok(l, n, &i, &t) && hexnum(t.p, t.n, &v) &&
+	       next_tok(l, n, &i, &t) && entry_at(t.p, t.n, 0);
+}
+
+/* The fields of a sample before its address: those of read_prefix(), then
+ * period and event. */
+static int sample_fields(struct ps *m, const char *l, size_t n, size_t *pos)
+{
+	struct prefix f = { 0 };
+	size_t p = 0, save;
+	struct tok t, e;
+	struct event *ev;
+	char why[512];
+	uint64_t v;
+
+	if (read_prefix(m, l, n, &p, &f, why, sizeof(why))) {
+		/* Branch-stack samples written for llvm-profgen may have
+		 * no fields though the PERF_RECORD_MMAP2 lines have some
+		 * (llvm-profgen reads them so): no pid. */
+		if (!lbr_sample(l, n) || m->opt->event)
+			return fail(m, "%s", why);
+		p = 0;
+	}
+	m->has_pid = f.has_pid;
+	m->pid = f.pid;
+	if (f.has_time)
+		samples_time(&m->s, f.time);
 	/* period (before event only), then "event:" */
 	save = p;
 	if (next_tok(l, n, &save, &t) && decnum(t.p, t.n, &v) &&
@@ -972,12 +1023,10 @@ static int sample_fields(struct ps *m, const char *l, size_t n, size_t *pos)
 	if (next_tok(l, n, &save, &t) && t.p[t.n - 1] == ':') {
 		ev = event_get(m, t.p, t.n - 1);
 		p = save;
-	} else if (m->opt->event) {
-		ev = only_header_event(m);
-		if (!ev)
-			return fail(m, "--event needs the event field (perf script -F ...,event)");
 	} else {
 		ev = only_header_event(m);
+		if (!ev && m->opt->event)
+			return fail(m, "--event needs the event field (perf script -F ...,event)");
 	}
 	m->selected = !m->opt->event || !strcmp(ev->name, m->opt->event);
 	if (ev && m->selected)

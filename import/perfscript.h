@@ -18,7 +18,9 @@
  *    time:, as in the PERF_RECORD lines; then period and event:), then
  *    either its ip (with sym and (dso)) and its branch stack
  *    (0xFROM/0xTO/... entries), on one line, or its call chain, a frame a
- *    line ("\tADDRESS sym (dso)"), then an empty line or the branch stack;
+ *    line ("\tADDRESS sym (dso)"), then an empty line or the branch stack
+ *    (a line "IP 0xFROM/0xTO/..." may have no fields before it, as text
+ *    written for llvm-profgen has);
  *  - '#' lines (perf script --header): host, kernel, perf version, command
  *    line, events and sample times, for META and duration_ms.
  * Call-chain frames of user objects are DSO offsets in perf 6.3 and older,

@@ -337,12 +337,17 @@ static void test_branch_stacks(void)
 		"\t            1200 leaf (/t/exe)\n"
 		"\t            1300 main (/t/exe)\n"
 		" 0x555555555210/0x555555555300/P/-/-/0/  0x555555555280/0x555555555100/P/-/-/0/  0x7f0000001100/0x555555555200/P/-/-/0/\n";
-	const char *bodies[] = { profgen, with_dso, hybrid };
+	/* written for llvm-profgen (tests/unit/test_lbr.c --gen): fields
+	 * before the PERF_RECORD lines only */
+	static const char fields_maps[] =
+		"prog 100 [000] 1.000000: PERF_RECORD_MMAP2 100/100: [0x555555555000(0x2000) @ 0x1000 <" EXE_ID ">]: r-xp /t/exe\n"
+		"prog 100 [000] 1.000000: PERF_RECORD_MMAP2 100/100: [0x7f0000001000(0x10000) @ 0x1000 <" LIB_ID ">]: r-xp /t/lib.so\n";
+	const char *bodies[] = { profgen, with_dso, hybrid, profgen };
 	struct raw_profile p;
 	char want[2048];
 
-	for (int i = 0; i < 3; i++) {
-		char *t = cat(maps, bodies[i]);
+	for (int i = 0; i < 4; i++) {
+		char *t = cat(i == 3 ? fields_maps : maps, bodies[i]);
 
 		snprintf(want, sizeof(want), lbr_want, i == 2 ? "1" : "0",
 			 i == 2 ? "  edge 0x1300 -> 0:0x1200 1\n" : "");
