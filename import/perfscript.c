@@ -85,9 +85,9 @@ struct ps {
 
 	/* the sample being read */
 	int in_chain, pending_empty;
-	int selected, has_pid, has_ip;
+	int selected, has_pid, has_ip, has_time;
 	uint32_t pid;
-	uint64_t ip;
+	uint64_t ip, time;
 	struct frame *frames;
 	size_t nframes, cap_frames;
 	uint8_t *br;		/* branch entries: from, to as LE u64 */
@@ -890,6 +890,8 @@ static void end_sample(struct ps *m)
 		goto out;
 	}
 	m->s.taken++;
+	if (m->has_time)
+		samples_time(&m->s, m->time);
 	key = m->has_pid ? samples_key(&m->s, m->pid) : m->all_key;
 	if (!m->has_ip && !m->nframes) {
 		m->s.no_user_stack++;
@@ -1012,8 +1014,8 @@ static int sample_fields(struct ps *m, const char *l, size_t n, size_t *pos)
 	}
 	m->has_pid = f.has_pid;
 	m->pid = f.pid;
-	if (f.has_time)
-		samples_time(&m->s, f.time);
+	m->has_time = f.has_time;
+	m->time = f.time;
 	/* period (before event only), then "event:" */
 	save = p;
 	if (next_tok(l, n, &save, &t) && decnum(t.p, t.n, &v) &&
