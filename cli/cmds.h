@@ -7,6 +7,9 @@
 int cmd_record(int argc, char **argv);
 /* record --exact (cli/exact.c): unprivileged, so not pgoprof-record. */
 int cmd_record_exact(int argc, char **argv);
+struct raw_profile;
+/* The summary line of an exact-count profile written to out. */
+void exact_report(const char *out, const struct raw_profile *p);
 int cmd_convert(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -268,8 +268,17 @@ static void set_meta(const struct exact *e, struct raw_profile *p)
 
 /* The profile into o (opened before the run, so that an output that
  * cannot be written fails before a long run, not after). */
+void exact_report(const char *out, const struct raw_profile *p)
+{
+	uint64_t n = raw_get_counter(p, "processes");
+
+	fprintf(stderr, "%s: wrote %s: %llu instructions of %llu process%s, %zu objects (mode exact-counts)\n",
+		progname, out, (unsigned long long)raw_get_counter(p, "instructions"),
+		(unsigned long long)n, n == 1 ? "" : "es", p->nobjs);
+}
+
 static int write_profile(const struct exact *e, struct raw_profile *p,
-			 struct outfile *o, int nfiles)
+			 struct outfile *o)
 {
 	set_meta(e, p);
 	raw_drop_empty_objects(p);
@@ -278,10 +287,7 @@ static int write_profile(const struct exact *e, struct raw_profile *p,
 	if (outfile_commit(o))
 		return -1;
 	if (!e->quiet)
-		fprintf(stderr, "%s: wrote %s: %llu instructions of %d process%s, %zu objects (mode exact-counts)\n",
-			progname, e->out,
-			(unsigned long long)raw_get_counter(p, "instructions"),
-			nfiles, nfiles == 1 ? "" : "es", p->nobjs);
+		exact_report(e->out, p);
 	return 0;
 }
 
@@ -311,7 +317,7 @@ int cmd_record_exact(int argc, char **argv)
 			err("callgrind wrote no profile");
 		outfile_abort(&o);
 	}
-	rc = nfiles > 0 ? write_profile(&e, &p, &o, nfiles) : -1;
+	rc = nfiles > 0 ? write_profile(&e, &p, &o) : -1;
 	if (!e.keep)
 		remove_dir(&e);
 	raw_free(&p);

@@ -1,6 +1,8 @@
 /* pgoprof import: a perf.data file (perf record -g, perf record -b), or
- * the text perf script prints of one, as a raw profile. */
+ * the text perf script prints of one, or callgrind's output files, as a
+ * raw profile. */
 #include "cmds.h"
+#include "../import/callgrind.h"
 #include "../import/perfdata.h"
 #include "../import/perfscript.h"
 #include "../lib/util.h"
@@ -19,7 +21,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--input-format FORMAT]\n"
-		   "                      [--no-local-files] [-q] INPUT\n\n"
+		   "                      [--no-local-files] [-q] INPUT\n"
+		   "       pgoprof import [-o RAW] [-q] CALLGRIND.OUT...\n\n"
 		   "Turn a perf.data file from 'perf record -g' (call chains by frame\n"
 		   "pointers) or 'perf record -b' (branch stacks: LBR, BRS, BRBE), or the\n"
 		   "text 'perf script' prints of one, into a raw profile: IP samples, call\n"
@@ -35,25 +38,31 @@ static void usage(FILE *f)
 		   "                                               (perf record -g)\n"
 		   "comm, cpu, time, period, event and --header may be added; without pid,\n"
 		   "all samples share one address space made of every mapping.\n\n"
+		   "callgrind's files (valgrind --tool=callgrind --dump-instr=yes\n"
+		   "--skip-plt=no, one a process) give the exact counts of every\n"
+		   "instruction and call, as 'pgoprof record --exact' does; import them\n"
+		   "on the machine where they were made (they name files, not build-IDs).\n\n"
 		   "  -o, --output RAW      the raw profile (default pgoprof.raw, written\n"
 		   "                        atomically)\n"
 		   "  -e, --event EVENT     only the samples of this event (perf's name, as\n"
 		   "                        'perf report --header-only' prints it; perf script\n"
 		   "                        text needs the event field); default: every event's\n"
 		   "      --input-format FORMAT\n"
-		   "                        perf-data or perf-script; default: by the content\n"
+		   "                        perf-data, perf-script or callgrind; default: by\n"
+		   "                        the content\n"
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
 		   "                        a mapping whose build-ID is not in INPUT (MMAP2\n"
 		   "                        record or build-ID table) is kept by its path\n"
 		   "  -q, --quiet           no summary line\n");
 }
 
-enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT };
+enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT, FMT_CALLGRIND };
 
-/* Either format's head. */
+/* Any format's head. */
 static int any_probe(const uint8_t *head, size_t len)
 {
-	return perfdata_probe(head, len) || perfscript_probe(head, len);
+	return perfdata_probe(head, len) || callgrind_probe(head, len) ||
+	       perfscript_probe(head, len);
 }
 
 /* The file mapped (or read, for a pipe or a device: only its first bytes
@@ -61,6 +70,7 @@ static int any_probe(const uint8_t *head, size_t len)
 static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
 {
 	input_probe *probe = format == FMT_PERF_DATA ? perfdata_probe :
+			     format == FMT_CALLGRIND ? callgrind_probe :
 			     format == FMT_PERF_SCRIPT ? NULL : any_probe;
 
 	struct stat st;
@@ -153,6 +163,25 @@ static void report(const struct raw_profile *p, const char *out)
 			progname, raw_get_counter(p, "import.lbr_call_stack_not_used"));
 }
 
+/* Callgrind's files, one a process, into one profile; the first file's
+ * bytes are buf (len).  Returns 0 or 1. */
+static int import_callgrind(struct raw_profile *p, char **files, int n,
+			    const uint8_t *buf, size_t len)
+{
+	struct callgrind *cg = callgrind_new(p);
+	int rc = callgrind_add(cg, buf, len, input_name(files[0]));
+
+	for (int i = 1; i < n && !rc; i++) {
+		size_t l;
+		uint8_t *b = read_input(files[i], &l, callgrind_probe);
+
+		rc = !b || callgrind_add(cg, b, l, input_name(files[i]));
+		free(b);
+	}
+	callgrind_finish(cg);
+	return rc ? 1 : 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -187,8 +216,10 @@ int cmd_import(int argc, char **argv)
 				format = FMT_PERF_DATA;
 			else if (!strcmp(optarg, "perf-script"))
 				format = FMT_PERF_SCRIPT;
+			else if (!strcmp(optarg, "callgrind"))
+				format = FMT_CALLGRIND;
 			else {
-				err("--input-format %s: give perf-data or perf-script", optarg);
+				err("--input-format %s: give perf-data, perf-script or callgrind", optarg);
 				return 2;
 			}
 			break;
@@ -203,9 +234,8 @@ int cmd_import(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		err(optind == argc ? "give the perf.data file (or perf script text) to import" :
-		    "give one input (merge raw profiles with 'pgoprof merge')");
+	if (optind == argc) {
+		err("give the perf.data file (or perf script text, or callgrind files) to import");
 		usage(stderr);
 		return 2;
 	}
@@ -215,13 +245,21 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	raw_init(&prof);
 	opt.release_pages = mapped;
-	/* By the content: perf.data by its magic, else text that looks
-	 * like perf script's; anything else gets perf.data's message. */
+	/* By the content: perf.data by its magic, callgrind by its header,
+	 * else text that looks like perf script's; anything else gets
+	 * perf.data's message. */
 	if (format == FMT_AUTO)
-		format = !perfdata_probe(buf, len) &&
+		format = perfdata_probe(buf, len) ? FMT_PERF_DATA :
+			 callgrind_probe(buf, len) ? FMT_CALLGRIND :
 			 perfscript_probe(buf, len < INPUT_HEAD ? len : INPUT_HEAD) ?
 			 FMT_PERF_SCRIPT : FMT_PERF_DATA;
-	if (format == FMT_PERF_SCRIPT)
+	if (format != FMT_CALLGRIND && optind + 1 != argc) {
+		err("give one input (merge raw profiles with 'pgoprof merge'); several are for callgrind's files");
+		usage(stderr);
+		rc = 2;
+	} else if (format == FMT_CALLGRIND)
+		rc = import_callgrind(&prof, argv + optind, argc - optind, buf, len);
+	else if (format == FMT_PERF_SCRIPT)
 		rc = perfscript_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	else
 		rc = perfdata_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
@@ -231,7 +269,9 @@ int cmd_import(int argc, char **argv)
 		free(buf);
 	if (!rc && raw_write_file(&prof, out))
 		rc = 1;
-	if (!rc && !quiet)
+	if (!rc && !quiet && format == FMT_CALLGRIND)
+		exact_report(out, &prof);
+	else if (!rc && !quiet)
 		report(&prof, out);
 	raw_free(&prof);
 	return rc;

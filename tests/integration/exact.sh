@@ -77,6 +77,14 @@ check "exact: every process counted (sh and two programs)" sh -c \
 check "exact: each program of the command has its counts" sh -c \
 	"'$PGOPROF' show two.raw | grep -q 'path $D/loops ' && '$PGOPROF' show two.raw | grep -q 'path $D/dispatch '"
 check "exact: --callgrind-out keeps callgrind's files" sh -c "ls cg/callgrind.out.* | wc -l | grep -qx 3"
+"$PGOPROF" import -o imported.raw cg/callgrind.out.* 2>import.err
+check "import of callgrind's files: the profile record --exact wrote (but META)" sh -c \
+	"test -n \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" &&
+	 test \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" = \"\$('$PGOPROF' show imported.raw | grep -v '^meta')\" &&
+	 grep -q 'instructions of 3 processes' import.err"
+"$PGOPROF" import -o one.raw --input-format callgrind loops.raw 2>bad.err; rc=$?
+check "import --input-format callgrind of another file: rc 1, said (rc=$rc)" sh -c \
+	"test $rc = 1 && test ! -e one.raw && test -s bad.err"
 check "exact: progress said, with the cost" grep -q "20-100x slower" two.err
 
 # clang 16's DWARF 5 of two units stops valgrind 3.19: said in one line
