@@ -45,7 +45,7 @@ PROFGEN=/usr/lib/llvm-16/bin/llvm-profgen
 CLP=create_llvm_prof
 # perf script's fields for stack samples as text (issue 13: "perf script
 # -F ip,sym,... with call chains"); branch records take llvm-profgen's.
-STACK_FIELDS=pid,ip,sym,dso
+STACK_FIELDS=pid,tid,ip,sym,dso
 LBR_FIELDS=ip,brstack
 for c in perf $CLANG "$PROFGEN" $CLP; do
     command -v "$c" >/dev/null || die "$c missing (make deps: linux-perf, clang-16, llvm-16, autofdo)"
@@ -244,6 +244,6 @@ run_clp() { # ID BINARY KIND
     echo "- The rows of lld with \`--build-id=sha1\`, in its default layout and with \`-z separate-code\`, tell a tool's trouble with lld's layout (code on a file page shared with read-only data, mapped from file offset 0) from its trouble with a build-ID of 8 bytes or none; ld.bfd without a build-ID tells the missing build-ID from lld's layout."
     echo "- Stack samples: llvm-profgen needs branch records (\`-F ip,brstack\` prints none for them); create_llvm_prof takes them with \`--use_lbr=false\`."
     echo "- Synthesized branch records (build/bench/lbrgen) follow a random walk over the binary's code, not a run of it: the three tools get the same walk, and hot_loop's count is the walk's, not the program's."
-    echo "- When this script was written (issue 13), pgoprof's import of \`perf script\` text and its handling of binaries without a build-ID were being built by others: rows that fail in the \"after\" column for those inputs may pass on a later build. Rerun: \`bench/peers-inputs.sh -B REV\` (REV: the \"before\" revision; the default output is this file; \`-a PGOPROF\` takes another \"after\" build). Each cell's profile and stderr stay in bench/work/peers/ as ID.TOOL.prof and ID.TOOL.err; STACK_FIELDS and LBR_FIELDS at the top of the script are the \`perf script\` fields of the text rows."
+    echo "- Before is 12d1cb7, the commit before issue 13's work. Rerun: \`bench/peers-inputs.sh -B REV\` (REV: the \"before\" revision; the default output is this file; \`-a PGOPROF\` takes another \"after\" build). Each cell's profile and stderr stay in bench/work/peers/ as ID.TOOL.prof and ID.TOOL.err; STACK_FIELDS and LBR_FIELDS at the top of the script are the \`perf script\` fields of the text rows."
 } >"$OUT.tmp" || die "cannot write $OUT.tmp"
 if [ "$OUT" = - ]; then cat "$OUT.tmp"; rm -f "$OUT.tmp"; else mv "$OUT.tmp" "$OUT"; echo "peers-inputs: wrote $OUT" >&2; fi
