@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: pgoprof compare [-n N] A B\n\n"
+"usage: pgoprof compare [-n N] [-l N] A B\n\n"
 "Compare two compiler sample profiles (LLVM text or extbinary, GCC .afdo;\n"
 "convert raw profiles first) by the weighted overlap of their counts:\n"
 "the sum over all keys of min(share in A, share in B), 1 when the two\n"
@@ -24,8 +24,10 @@ static void usage(FILE *f)
 "  head    the functions' entry counts\n"
 "  target  the call targets' counts\n\n"
 "Then the functions whose share of the body counts differs most, with each\n"
-"one's own overlap (its shape).\n\n"
-"  -n, --top N   list N functions (default 20; 0: none)\n\n"
+"one's own overlap (its shape), and the lines (with their inline context\n"
+"and discriminator: f@3.1:g@2.0) whose share differs most.\n\n"
+"  -n, --top N     list N functions (default 20; 0: none)\n"
+"  -l, --lines N   list N lines (default 20; 0: none)\n\n"
 "Exit status: 0 compared; 1 a profile cannot be read; 2 usage.\n");
 }
 
@@ -35,6 +37,17 @@ static void print_overlap(const char *what, double v, const char *meaning)
 		printf("%-7s -       %s (none in either)\n", what, meaning);
 	else
 		printf("%-7s %.4f  %s\n", what, v, meaning);
+}
+
+static void print_lines(const struct overlap *r, long n)
+{
+	if (n <= 0 || !r->nlines)
+		return;
+	printf("# the lines whose share of body counts differs most\n"
+	       "#  A share  B share  function@line.discriminator[:inlined@line...]\n");
+	for (size_t i = 0; i < r->nlines && i < (size_t)n; i++)
+		printf("  %6.2f%%  %6.2f%%  %s\n", 100 * r->lines[i].share_a,
+		       100 * r->lines[i].share_b, r->lines[i].where);
 }
 
 static void print(const struct overlap *r, long top)
@@ -76,21 +89,25 @@ int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
+		{ "lines", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct any_profile a, b;
 	struct overlap r;
-	long top = 20;
+	long top = 20, lines = 20;
 	char *end;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:l:h", longopts, NULL)) != -1) {
+		long *v = o == 'n' ? &top : &lines;
+
 		switch (o) {
 		case 'n':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0) {
-				err("--top %s: give a count, 0 or more", optarg);
+		case 'l':
+			*v = strtol(optarg, &end, 10);
+			if (*end || *v < 0) {
+				err("-%c %s: give a count, 0 or more", o, optarg);
 				return 2;
 			}
 			break;
@@ -110,6 +127,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	overlap_compute(&a.fs, &b.fs, &r);
 	print(&r, top);
+	print_lines(&r, lines);
 	overlap_free(&r);
 	any_profile_free(&a);
 	any_profile_free(&b);

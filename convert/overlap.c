@@ -212,6 +212,48 @@ static void per_function(const struct entries *a, const struct entries *b,
 	sort(r->fns, r->nfns, sizeof(*r->fns), cmp_fn);
 }
 
+static int cmp_line(const void *x, const void *y)
+{
+	const struct overlap_line *a = x, *b = y;
+	double da = dabs(a->share_a - a->share_b), db = dabs(b->share_a - b->share_b);
+
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->where, b->where);
+}
+
+/* The key as people read it: the function name's separator dropped. */
+static char *readable(const char *key, size_t fn)
+{
+	char *s = xmalloc(strlen(key) + 1);
+
+	memcpy(s, key, fn);
+	strcpy(s + fn, key + fn + 1);
+	return s;
+}
+
+static void per_line(const struct entries *a, const struct entries *b,
+		     struct overlap *r)
+{
+	double ta = total(a), tb = total(b);
+	size_t i = 0, j = 0, cap = 0;
+
+	while (i < a->n || j < b->n) {
+		int c = i >= a->n ? 1 : j >= b->n ? -1 : strcmp(a->v[i].key, b->v[j].key);
+		const struct entry *e = c <= 0 ? &a->v[i] : &b->v[j];
+		struct overlap_line *l;
+
+		grow(&r->lines, &cap, r->nlines + 1, sizeof(*r->lines));
+		l = &r->lines[r->nlines++];
+		l->where = readable(e->key, e->fn);
+		l->share_a = c <= 0 && ta > 0 ? (double)a->v[i].count / ta : 0;
+		l->share_b = c >= 0 && tb > 0 ? (double)b->v[j].count / tb : 0;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	sort(r->lines, r->nlines, sizeof(*r->lines), cmp_line);
+}
+
 static void entries_free(struct entries *e)
 {
 	for (size_t i = 0; i < e->n; i++)
@@ -231,6 +273,7 @@ void overlap_compute(const struct fs_profile *a, const struct fs_profile *b,
 	r->head = overlap_of(&ea[1], &eb[1]);
 	r->target = overlap_of(&ea[2], &eb[2]);
 	per_function(&ea[0], &eb[0], r);
+	per_line(&ea[0], &eb[0], r);
 	for (int k = 0; k < 3; k++) {
 		entries_free(&ea[k]);
 		entries_free(&eb[k]);
@@ -242,5 +285,8 @@ void overlap_free(struct overlap *r)
 	for (size_t i = 0; i < r->nfns; i++)
 		free(r->fns[i].name);
 	free(r->fns);
+	for (size_t i = 0; i < r->nlines; i++)
+		free(r->lines[i].where);
+	free(r->lines);
 	memset(r, 0, sizeof(*r));
 }

@@ -28,12 +28,20 @@ struct overlap_fn {
 					 * from one side or all zero there */
 };
 
+/* One body location: its share of all body counts on each side. */
+struct overlap_line {
+	char *where;		/* "f@3.1:g@2.0": context, line, discriminator */
+	double share_a, share_b;
+};
+
 struct overlap {
 	double body, head, target;	/* 0..1; -1 when both sides are empty */
 	size_t fn_a, fn_b, fn_both;	/* top-level functions with body counts */
 	struct overlap_fn *fns;		/* union of both, by
 					 * |share_a - share_b| descending */
 	size_t nfns;
+	struct overlap_line *lines;	/* union of both, the same order */
+	size_t nlines;
 };
 
 /* Compare a and b (fs_finish'ed).  r is filled; free with

@@ -47,6 +47,9 @@ static void test_known_overlaps(void)
 	CHECK(near(r.body, 0.5));
 	CHECK(near(r.target, 1));	/* one target on each side */
 	CHECK(r.nfns == 1 && near(r.fns[0].shape, 0.5));
+	CHECK(r.nlines == 2 && !strcmp(r.lines[0].where, "f@1.0") &&
+	      near(r.lines[0].share_a, 0.75) && near(r.lines[0].share_b, 0.25));
+	CHECK(r.nlines == 2 && !strcmp(r.lines[1].where, "f@2.0"));
 	overlap_free(&r);
 	fs_free(&b);
 
@@ -61,6 +64,10 @@ static void test_known_overlaps(void)
 	CHECK(r.nfns == 2 && !strcmp(r.fns[0].name, "f") && near(r.fns[0].share_a, 1) &&
 	      near(r.fns[0].share_b, 0.5) && near(r.fns[0].shape, 0));
 	CHECK(r.nfns == 2 && !strcmp(r.fns[1].name, "other") && r.fns[1].shape == -1);
+	/* f@1 .75 -> 0, other@1 0 -> .5, f@3:g@1 0 -> .5, f@2 .25 -> 0 */
+	CHECK(r.nlines == 4 && !strcmp(r.lines[0].where, "f@1.0") &&
+	      !strcmp(r.lines[1].where, "f@3.0:g@1.0") && !strcmp(r.lines[2].where, "other@1.0") &&
+	      !strcmp(r.lines[3].where, "f@2.0"));
 	overlap_free(&r);
 	fs_free(&a);
 	fs_free(&b);
