@@ -99,13 +99,14 @@ while read -r ld pie sep style; do
 done <configs
 [ -n "$BINS" ] || { fail "layouts" "no binary could be built"; exit 0; }
 
-# run-all KIND: every binary at once (hot 1: 0.8 s of CPU); their exit
+# run-all KIND: every binary at once (hot 1 6: 6 rounds, 0.25 s of CPU);
+# their exit
 # statuses in BIN.KIND.rc.
 cat >run-all <<'EOF'
 #!/bin/sh
 kind=$1; shift
 for b in "$@"; do
-	( ./$b 1 >$b.$kind.out 2>&1; echo $? >$b.$kind.rc ) &
+	( ./$b 1 6 >$b.$kind.out 2>&1; echo $? >$b.$kind.rc ) &
 done
 wait
 EOF
@@ -175,14 +176,14 @@ attributed() { sed -n 's/.* attributed to .* functions* (\([0-9]*\)[.0-9]*%).*/\
 # total PROFILE: the samples of all its functions (column 0 "name:TOTAL:HEAD").
 total() { awk -F: '/^[^ ]/ { s += $2 } END { print s + 0 }' "$1"; }
 
-# Each recording, each binary and its library.  Each process runs hot 1
-# whole: hot_loop is about 90% of the executable's CPU time (hundreds of
-# samples at 999 Hz, thousands at perf's 4000 Hz), lib_mix nearly all of
-# the library's; so hot_loop under half of the executable's samples, or
-# under 90% of the samples in functions, would take a mapping that is
-# wrong (samples at the wrong addresses), not bad luck: with p = 0.9 and
-# n = 500 a share under 0.5 has a chance below 1e-60.  (PLT and startup
-# code, outside functions, take a few samples in a thousand.)
+# Each recording, each binary and its library.  Each process runs hot 1 6
+# whole: hot_loop is about 90% of the executable's CPU time (about 200
+# samples at 999 Hz, 1000 at perf's 4000 Hz), lib_mix nearly all of the
+# library's; so hot_loop under half of the executable's samples, or under
+# 90% of the samples in functions, would take a mapping that is wrong
+# (samples at the wrong addresses), not bad luck: with p = 0.9 and n =
+# 200 a share under 0.5 has a chance below 1e-27 (Hoeffding).  (PLT and
+# startup code, outside functions, take a few samples in a thousand.)
 for k in $KINDS; do
 	case $k in rec) what="pgoprof record" ;; g) what="perf -g" ;; bm) what="perf --buildid-mmap" ;; esac
 	for b in $BINS; do

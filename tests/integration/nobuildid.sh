@@ -43,7 +43,7 @@ for ld in bfd lld; do
 	check "$ld --build-id=none: the binary has no build-ID note" \
 		sh -c "! readelf -n hot-$ld | grep -q 'Build ID'"
 	if need_root "pgoprof record of a binary without a build-ID ($ld)"; then
-		"$PGOPROF" record -q -o rec-$ld.raw -- ./hot-$ld 1 >/dev/null 2>rec.err
+		"$PGOPROF" record -q -o rec-$ld.raw -- ./hot-$ld 1 6 >/dev/null 2>rec.err
 		k=$(kind_of rec-$ld.raw "$D/hot-$ld")
 		check "record ($ld): the object is named by its content ($k)" test "$k" = content-md5
 		n=$(fn_of rec-$ld.raw hot-$ld hot_loop)
@@ -58,7 +58,7 @@ for ld in bfd lld; do
 		check "record ($ld): a file changed since recording is refused as such (rc=$rc)" \
 			sh -c "test $rc = 1 && grep -q 'content MD5' changed.err && grep -q 'changed since recording' changed.err"
 	fi
-	if ! perf_rec -o perf-$ld.data -- ./hot-$ld 1; then
+	if ! perf_rec -o perf-$ld.data -- ./hot-$ld 1 6; then
 		fail "perf record -g of hot-$ld" "$(tail -n 2 perf.err | tr '\n' ' ')"
 		continue
 	fi
@@ -82,7 +82,7 @@ done
 # Two programs named hot, without build-IDs, in one recording: refused by
 # name with both listed; --recorded-path takes the one meant.
 build a/hot bfd none -O1 && build b/hot bfd none -O2 || fail "two hot builds"
-if perf_rec -o two.data -- sh -c "./a/hot 1; ./b/hot 1"; then
+if perf_rec -o two.data -- sh -c "./a/hot 1 6; ./b/hot 1 6"; then
 	"$PGOPROF" import -q -o two.raw two.data 2>/dev/null
 	"$PGOPROF" convert two.raw --binary a/hot -o /dev/null 2>two.err; rc=$?
 	check "two of one name: refused with both listed (rc=$rc)" sh -c \
@@ -103,7 +103,7 @@ obj_samples() { "$PGOPROF" show "$1" | awk -v p="$2" '$1 == "object" && $6 == p 
 conv_samples() { awk '/ samples of / { print $3; exit }' "$1"; }
 build a/hot-id bfd sha1 -O1 && build b/hot-id bfd sha1 -O2 &&
 	mv a/hot-id a/hid && mv b/hot-id b/hid || fail "two hid builds"
-if perf_rec -o twoid.data -- sh -c "./a/hid 1; ./b/hid 1"; then
+if perf_rec -o twoid.data -- sh -c "./a/hid 1 6; ./b/hid 1 6"; then
 	"$PGOPROF" import -q -o twoid.raw twoid.data 2>/dev/null
 	for x in a b; do
 		n=$(fn_of twoid.raw $x/hid hot_loop)

@@ -3,7 +3,8 @@
  *   mix          always inlined into hot_loop: a nested call-site profile
  *   lib_mix      in libhot.so: a shared library
  *   cold_path    rarely run
- * Usage: hot [SECONDS-ish scale, default 1] */
+ * Usage: hot [SCALE [ROUNDS]]: SCALE x ROUNDS rounds (default 1 x 20;
+ * 20 rounds take about 0.8 s of CPU). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,10 +39,11 @@ __attribute__((noinline)) long cold_path(long x)
 int main(int argc, char **argv)
 {
 	long scale = argc > 1 ? atol(argv[1]) : 1;
+	long rounds = argc > 2 ? atol(argv[2]) : 20;
 	unsigned long h = 0;
 	long l = 0;
 
-	for (long r = 0; r < 20 * scale; r++) {
+	for (long r = 0; r < rounds * scale; r++) {
 		h += hot_loop(10000000 + r);
 		for (int k = 0; k < 100000; k++)
 			l += lib_mix(k + r) % (k | 1);	/* main has samples of its own */
