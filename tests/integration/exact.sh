@@ -55,9 +55,12 @@ for run in "loops 3000" "dispatch 2000" "libcall 10"; do
 	check "exact $prog: the $n call sites make lbrsynth's numbers of calls" sh -c \
 		"test $n -gt 0 && test -z \"\$(join $prog.exact.calls $prog.truth.calls | awk '\$2 != \$3')\" &&
 		 test \$(join $prog.exact.calls $prog.truth.calls | wc -l) = $n"
-	# The same environment: libc takes other paths for /dev/null.
-	"$PGOPROF" record --exact -q -o $prog.again.raw -- ./$prog "$@" >$prog.out 2>&1
-	check "exact $prog: a second run gives the same bytes" cmp $prog.raw $prog.again.raw
+	# The same environment (libc takes other paths for /dev/null); one
+	# program is enough for the time of make check.
+	if [ $prog = dispatch ]; then
+		"$PGOPROF" record --exact -q -o $prog.again.raw -- ./$prog "$@" >$prog.out 2>&1
+		check "exact $prog: a second run gives the same bytes" cmp $prog.raw $prog.again.raw
+	fi
 	"$PGOPROF" convert -q $prog.raw --binary $prog -o $prog.extbin 2>/dev/null
 	check "exact $prog: llvm-profdata reads the converted profile" "$PROFDATA" show --sample $prog.extbin
 done
