@@ -32,9 +32,12 @@ Workloads (sources fetched at first use, never committed):
   bzip2   bzip2 1.0.8 from Debian (bench/fetch-bzip2.sh) compressing (-9) and
           decompressing a generated text corpus
           training: 10 MiB corpus; cachegrind: 2 MiB corpus
+  lua     Lua 5.4 from Debian (bench/fetch-lua.sh) running bench/lua-bench.lua
+          training: 16 rounds; cachegrind: 1 round
 
 Options:
-  -w, --workload W[,W]     sqlite, bzip2, or all (default sqlite)
+  -w, --workload W[,W]     sqlite, bzip2, lua, or all (sqlite,bzip2; default
+                           sqlite)
   -c, --compiler C[,C]     clang (clang-16), gcc (gcc-12), or all (default clang)
   -n, --runs N             interleaved wall-time rounds (default 15)
   -F, --freq HZ[,HZ]       sampling frequencies (default 999)
@@ -121,7 +124,7 @@ IFS=, read -ra REPS <<<"$reps"
 IFS=, read -ra ESTS <<<"$ests"
 IFS=, read -ra SFLAGS <<<"$sflags"
 IFS=, read -ra XFORMS <<<"$transforms"
-for w in "${WLS[@]}"; do case $w in sqlite|bzip2) ;; *) die "unknown workload '$w' (sqlite, bzip2)" ;; esac; done
+for w in "${WLS[@]}"; do case $w in sqlite|bzip2|lua) ;; *) die "unknown workload '$w' (sqlite, bzip2, lua)" ;; esac; done
 for c in "${CCS[@]}"; do case $c in clang|gcc) ;; *) die "unknown compiler '$c' (clang, gcc)" ;; esac; done
 for f in "${FREQS[@]}"; do [[ $f =~ ^[1-9][0-9]*$ ]] || die "-F: bad frequency '$f'"; done
 for r in "${REPS[@]}"; do [[ $r =~ ^[1-9][0-9]*$ ]] || die "-T: bad repetition count '$r'"; done

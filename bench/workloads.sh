@@ -5,8 +5,8 @@
 #
 # The caller sets: REPO (the checkout), PGOPROF, WROOT (work directory),
 # jobs (parallel jobs), fresh (non-empty: ignore caches), and defines
-# die MSG and step MSG.  Per workload x compiler it sets WL (sqlite,
-# bzip2), CC (clang, gcc), CCBIN (clang-16, gcc-12) and W (that pair's work
+# die MSG and step MSG.  Per workload x compiler it sets WL (sqlite, bzip2,
+# lua), CC (clang, gcc), CCBIN (clang-16, gcc-12) and W (that pair's work
 # directory, with bin/ prof/ logs/) before calling these functions.
 #
 #   . "$REPO/bench/workloads.sh"
@@ -61,11 +61,14 @@ pool_wait() {
 
 # ---------------------------------------------------------------- workloads
 
+WORKLOADS="sqlite bzip2 lua"
 SQLITE_SRC=${SQLITE_DIR:-$REPO/bench/work/sqlite}/src
 BZIP2_SRC=$REPO/bench/work/bzip2/src
+LUA_SRC=$REPO/bench/work/lua/src
 SQLITE_TRAIN=(--memdb --size 100)
 SQLITE_CG=(--memdb --size 10)
 BZ_TRAIN_MB=10 BZ_CG_MB=2
+LUA_TRAIN=16 LUA_CG=1    # rounds of bench/lua-bench.lua
 
 wl_prepare() {
     case $WL in
@@ -76,6 +79,7 @@ wl_prepare() {
             mkdir -p "$d"
             [ -s "$d/train.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/train.txt" "$BZ_TRAIN_MB"
             [ -s "$d/cg.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/cg.txt" "$BZ_CG_MB" ;;
+        lua) "$REPO/bench/fetch-lua.sh" >/dev/null ;;
     esac
 }
 
@@ -88,6 +92,10 @@ wl_build() {
         bzip2)
             (set -x; "$cc" -D_FILE_OFFSET_BITS=64 "$@" -o "$o" \
                 "$BZIP2_SRC"/{blocksort,huffman,crctable,randtable,compress,decompress,bzlib,bzip2}.c) ;;
+        lua)    # the interpreter: every file of src/ but the compiler luac.c
+            local srcs=() f
+            for f in "$LUA_SRC"/*.c; do [ "${f##*/}" = luac.c ] || srcs+=("$f"); done
+            (set -x; "$cc" -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_POSIX "$@" -o "$o" "${srcs[@]}" -lm) ;;
     esac
 }
 
@@ -97,18 +105,21 @@ wl_train_cmd() {
         sqlite) TRAIN=("$1" "${SQLITE_TRAIN[@]}") ;;
         bzip2) TRAIN=(sh -c '"$0" -9 -c "$1" > "$2" && "$0" -d -c "$2" > /dev/null'
                       "$1" "$WROOT/bzip2-data/train.txt" "$W/train.bz2") ;;
+        lua) TRAIN=("$1" "$REPO/bench/lua-bench.lua" "$LUA_TRAIN") ;;
     esac
 }
 wl_train_desc() {
     case $WL in
         sqlite) echo "speedtest1 ${SQLITE_TRAIN[*]}" ;;
         bzip2) echo "bzip2 -9 -c of a generated ${BZ_TRAIN_MB} MiB text corpus, then bzip2 -d -c of the result" ;;
+        lua) echo "lua bench/lua-bench.lua $LUA_TRAIN" ;;
     esac
 }
 wl_cg_desc() {
     case $WL in
         sqlite) echo "speedtest1 ${SQLITE_CG[*]}" ;;
         bzip2) echo "bzip2 -9 -c of a ${BZ_CG_MB} MiB corpus + bzip2 -d -c of its .bz2 (Ir added)" ;;
+        lua) echo "lua bench/lua-bench.lua $LUA_CG (output checked)" ;;
     esac
 }
 
@@ -130,6 +141,13 @@ cg_ir() {
             cmp -s "$b.cg.out" "$c" || { echo "cg_ir: $b decompressed wrongly" >&2; return 1; }
             rm -f "$b.cg.bz2" "$b.cg.out"
             sum=$((sum + ir)) ;;
+        lua)
+            ir=$("${vg[@]}" "$nd" "$REPO/bench/lua-bench.lua" "$LUA_CG" 2>&1 >"$b.cg.out" | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
+            if [ -s "$W/cg.ref.out" ]; then
+                cmp -s "$b.cg.out" "$W/cg.ref.out" || { echo "cg_ir: $b printed other results than the baseline" >&2; return 1; }
+            fi
+            rm -f "$b.cg.out"
+            sum=$ir ;;
     esac
     rm -f "$nd"
     [[ $sum =~ ^[0-9]+$ ]] && [ "$sum" -gt 0 ] || { echo "cg_ir: no Ir for $b" >&2; return 1; }
@@ -213,5 +231,6 @@ build_instr() {
 wl_ref() {
     case $WL in
         bzip2) "$1" -9 -c "$WROOT/bzip2-data/cg.txt" >"$W/cg.ref.bz2" ;;
+        lua) "$1" "$REPO/bench/lua-bench.lua" "$LUA_CG" >"$W/cg.ref.out" ;;
     esac
 }
