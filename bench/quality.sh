@@ -163,6 +163,12 @@ samples() {
     awk '/samples of/ { print $3; exit }' "$W/logs/convert-$1.log"
 }
 
+# used_hz ID: the rate the recording ran at (pgoprof-record lowers a rate
+# above 1000 Hz to what keeps sampling under perf_cpu_time_max_percent)
+used_hz() {
+    grep -o 'recording at [0-9]* Hz' "$W/logs/record-$1.log" | grep -o '[0-9][0-9]*' | head -n 1
+}
+
 # overlap ID: "body head target" of ID against the exact profile; the full
 # output of pgoprof compare in $W/prof/ID.compare
 overlap() {
@@ -289,13 +295,14 @@ run_one() {
     printf '| exact counts%s | | %.1f | %s | | 1.00 | 1 | 1 | 1 |\n' "$(wa pgo-exact)" "$(awk -v a="$ire" 'BEGIN { print a / 1e6 }')" "$(pct "$ire" "$irb")"
     local rows=()
     for hz in "${FREQS[@]}"; do
-        local irs=() ovs=() smp=() med mn mx nwa=0
+        local irs=() ovs=() smp=() hzs=() med mn mx nwa=0 used
         for ((k = 1; k <= nrep; k++)); do
             id=F$hz-r$k
             [ -z "$(wa "pgo-$id")" ] || nwa=$((nwa + 1))
             irs+=("$(head -n 1 "$W/bin/pgo-$id.ir")")
             ovs+=("$(overlap "$id")")
             smp+=("$(samples "$id")")
+            hzs+=("$(used_hz "$id")")
         done
         read -r med mn mx <<<"$(printf '%s\n' "${irs[@]}" | stat3)"
         local sm b h t
@@ -303,27 +310,20 @@ run_one() {
         b=$(printf '%s\n' "${ovs[@]}" | awk '{ print $1 }' | stat3 | cut -d' ' -f1)
         h=$(printf '%s\n' "${ovs[@]}" | awk '{ print $2 }' | stat3 | cut -d' ' -f1)
         t=$(printf '%s\n' "${ovs[@]}" | awk '{ print $3 }' | stat3 | cut -d' ' -f1)
-        printf '| sampled %s Hz (median of %d)%s | %s | %.1f | %s | %s..%s | %s | %.4f | %.4f | %.4f |\n' \
-            "$hz" "$nrep" "$( [ "$nwa" -eq 0 ] || echo " † ($nwa)")" "$sm" "$(awk -v a="$med" 'BEGIN { print a / 1e6 }')" "$(pct "$med" "$irb")" \
+        used=$(printf '%s\n' "${hzs[@]}" | stat3 | awk -v hz="$hz" '$2 == hz && $3 == hz { exit } { printf "; %s", $2 == $3 ? $2 " Hz used" : $2 "–" $3 " Hz used" }')
+        printf '| sampled %s Hz (median of %d%s)%s | %s | %.1f | %s | %s..%s | %s | %.4f | %.4f | %.4f |\n' \
+            "$hz" "$nrep" "$used" "$( [ "$nwa" -eq 0 ] || echo " † ($nwa)")" "$sm" "$(awk -v a="$med" 'BEGIN { print a / 1e6 }')" "$(pct "$med" "$irb")" \
             "$(pct "$mn" "$irb")" "$(pct "$mx" "$irb")" \
             "$(awk -v a="$med" -v b="$irb" -v e="$ire" 'BEGIN { printf (b == e ? "—" : "%.2f"), (b - a) / (b - e) }')" \
             "$b" "$h" "$t"
         # one line per recording, for the summary and the notes
         for ((k = 1; k <= nrep; k++)); do
-            printf '%s %s %s %s %s %s\n' "$WL-$CC" "F$hz-r$k" "${smp[k-1]}" "$(pct "${irs[k-1]}" "$irb")" "${ovs[k-1]}" \
-                "$(cat "$W/prof/F$hz-r$k.raw.secs")" >>"$W/recordings.txt.tmp"
+            printf '%s %s %s %s %s %s %s\n' "$WL-$CC" "F$hz-r$k" "${smp[k-1]}" "$(pct "${irs[k-1]}" "$irb")" "${ovs[k-1]}" \
+                "$(cat "$W/prof/F$hz-r$k.raw.secs")" "${hzs[k-1]}" >>"$W/recordings.txt.tmp"
         done
         rows+=("$hz $(pct "$med" "$irb")")
     done
     mv "$W/recordings.txt.tmp" "$W/recordings.txt"
-    echo
-    echo "<details><summary>$WL, $CCBIN: each recording</summary>"
-    echo
-    echo "| recording | samples | Ir vs -O2 | body | head | target | recording s |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
-    awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8 }' "$W/recordings.txt"
-    echo
-    echo "</details>"
     echo
     if ls "$W"/bin/*.workaround >/dev/null 2>&1; then
         local f=$W/logs/build-$(basename "$(ls "$W"/bin/*.workaround | head -n 1)" .workaround).ice.log
@@ -331,9 +331,18 @@ run_one() {
         echo "\`$(grep -m1 -o 'internal compiler error.*' "$f" 2>/dev/null)\` ($(grep -m1 -o 'during [A-Z]* pass: [a-z0-9_]*' "$f" 2>/dev/null), $(grep -m1 -o '[a-z0-9_]*\.c:[0-9]*:[0-9]*: internal' "$f" 2>/dev/null | sed 's/: internal//')) on this profile."
         echo
     fi
-    echo "samples: the sampled binary's cpu-clock samples in a recording (median); body, head, target: \`pgoprof compare\`"
+    echo "samples: the sampled binary's cpu-clock samples in a recording (median); Hz used: what pgoprof-record lowered"
+    echo "the rate to (it keeps sampling under kernel.perf_cpu_time_max_percent); body, head, target: \`pgoprof compare\`"
     echo "weighted overlap with the exact profile (median over the recordings); of exact's reduction ="
     echo "(Ir_-O2 - Ir_profile) / (Ir_-O2 - Ir_exact), for the median."
+    echo
+    echo "<details><summary>$WL, $CCBIN: each recording</summary>"
+    echo
+    echo "| recording | Hz used | samples | Ir vs -O2 | body | head | target | recording s |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $9, $3, $4, $5, $6, $7, $8 }' "$W/recordings.txt"
+    echo
+    echo "</details>"
     echo
     # summary line for the overview table
     printf '| %s | %s | %.1f | %s | %s |' "$WL" "$CCBIN" "$(awk -v a="$irb" 'BEGIN { print a / 1e6 }')" \
@@ -366,6 +375,9 @@ run_one() {
 
 # ---------------------------------------------------------------- the report
 
+# In the output, the notes written by hand start at this line and are kept.
+NOTES_MARK='<!-- notes: written by hand, kept when bench/quality.sh rewrites this file -->'
+
 report() { # the header, the summary table, then the sections
     {
         echo "## Profile quality: sampled vs exact-count profiles ($(date -u +%F), pgoprof $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?'))"
@@ -386,6 +398,8 @@ report() { # the header, the summary table, then the sections
         cat "$WROOT"/summary.lines 2>/dev/null || true
         echo
         cat "$WROOT"/sections.md 2>/dev/null || true
+        # what was written by hand below the marker stays
+        [ "$out" = - ] || [ ! -f "$out" ] || awk -v m="$NOTES_MARK" 'index($0, m) == 1 { p = 1 } p' "$out"
     }
 }
 
