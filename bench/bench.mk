@@ -8,6 +8,9 @@
 #   bench-pgo       bench/pgo-compare.sh      -> bench/results/pgo-compare.md
 #   bench-convert   bench/convert-speed.sh    -> bench/results/convert-speed.md
 #   bench-overhead  bench/collector-overhead.sh -> bench/results/collector-overhead.md
+#   bench-quality   bench/quality.sh          -> bench/results/quality.md
+#                   (sampled vs exact-count profiles; ~2 h on 2 CPUs, so
+#                   not part of bench)
 #   bench-readme    bench/results/README.md from the tables there
 
 BENCH_RUNS ?= 15
@@ -16,7 +19,7 @@ BENCH_VARIANTS ?= 999/1/mean/plain,999/1/mean/profi,9999/4/mean/plain,9999/4/mea
 BENCH_CONVERT_ARGS ?=
 BENCH_OVERHEAD_ARGS ?=
 BENCH_TABLES := bench/results/pgo-compare.md bench/results/convert-speed.md \
-	bench/results/collector-overhead.md
+	bench/results/collector-overhead.md bench/results/quality.md
 
 bench-pgo: deps all
 	bash bench/pgo-compare.sh -w all -c all -n $(BENCH_RUNS) -V $(BENCH_VARIANTS)
@@ -26,6 +29,9 @@ bench-convert: deps all
 
 bench-overhead: all
 	bash bench/collector-overhead.sh $(BENCH_OVERHEAD_ARGS)
+
+bench-quality: deps all
+	bash bench/quality.sh
 
 define bench_readme
 	{ echo '# Benchmark results'; echo; \
@@ -46,4 +52,4 @@ bench: deps all
 bench-readme:
 	$(bench_readme)
 
-.PHONY: bench bench-pgo bench-convert bench-overhead bench-readme
+.PHONY: bench bench-pgo bench-convert bench-overhead bench-quality bench-readme

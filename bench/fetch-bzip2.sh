@@ -79,17 +79,7 @@ if [ -f "$SRC/bzip2.c" ] && [ -f "$SRC/blocksort.c" ]; then
     report
     exit 0
 fi
-[ "$(id -u)" -eq 0 ] || die "first fetch needs root (apt-get); rerun as root or fetch by hand into $DEST"
-
 . "$REPO/bench/lib.sh"
-ensure_debsrc fetch-bzip2
-apt_update
-need_pkg dpkg-source dpkg-dev
-
-mkdir -p "$DEST"
-(cd "$DEST" && apt-get source -qq bzip2) \
-    || die "apt-get source bzip2 failed; check 'apt-get update' output and the deb-src entry"
-dir=$(find "$DEST" -mindepth 1 -maxdepth 1 -type d -name 'bzip2-*' | head -n 1)
-[ -n "$dir" ] && [ -f "$dir/bzip2.c" ] || die "apt-get source left no bzip2-*/bzip2.c in $DEST"
+dir=$(fetch_debsrc fetch-bzip2 bzip2 "$DEST" bzip2.c)
 ln -sfn "$(basename "$dir")" "$SRC"
 report

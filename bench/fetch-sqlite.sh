@@ -40,16 +40,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 . "$REPO/bench/lib.sh"
-ensure_debsrc fetch-sqlite
-apt_update
-need_pkg dpkg-source dpkg-dev
-
-mkdir -p "$DEST"
 if [ ! -d "$SRC" ]; then
-    (cd "$DEST" && apt-get source -qq sqlite3) \
-        || die "apt-get source sqlite3 failed; check 'apt-get update' output and the deb-src entry"
-    dir=$(find "$DEST" -mindepth 1 -maxdepth 1 -type d -name 'sqlite3-*' | head -n 1)
-    [ -n "$dir" ] || die "apt-get source left no sqlite3-* directory in $DEST"
+    dir=$(fetch_debsrc fetch-sqlite sqlite3 "$DEST" test/speedtest1.c)
     ln -sfn "$(basename "$dir")" "$SRC"
 fi
 

@@ -34,3 +34,20 @@ ensure_debsrc() {
     echo "$1: added /etc/apt/sources.list.d/pgoprof-src.sources" >&2
     apt_updated=
 }
+
+# fetch_debsrc CALLER PACKAGE DEST FILE: 'apt-get source PACKAGE' into DEST
+# (as root: adds a deb-src entry and dpkg-dev where missing) and print the
+# directory it unpacked, DEST/PACKAGE-*, which must hold FILE:
+#   dir=$(fetch_debsrc fetch-foo foo "$DEST" foo.c)
+fetch_debsrc() {
+    [ "$(id -u)" -eq 0 ] || { echo "$1: first fetch needs root (apt-get); rerun as root or fetch by hand into $3" >&2; exit 1; }
+    ensure_debsrc "$1"
+    apt_update
+    need_pkg dpkg-source dpkg-dev
+    mkdir -p "$3"
+    (cd "$3" && apt-get source -qq "$2") >&2 \
+        || { echo "$1: apt-get source $2 failed; check 'apt-get update' output and the deb-src entry" >&2; exit 1; }
+    d=$(find "$3" -mindepth 1 -maxdepth 1 -type d -name "$2-*" | head -n 1)
+    [ -n "$d" ] && [ -f "$d/$4" ] || { echo "$1: apt-get source left no $2-*/$4 in $3" >&2; exit 1; }
+    echo "$d"
+}

@@ -32,9 +32,12 @@ Workloads (sources fetched at first use, never committed):
   bzip2   bzip2 1.0.8 from Debian (bench/fetch-bzip2.sh) compressing (-9) and
           decompressing a generated text corpus
           training: 10 MiB corpus; cachegrind: 2 MiB corpus
+  lua     Lua 5.4 from Debian (bench/fetch-lua.sh) running bench/lua-bench.lua
+          training: 16 rounds; cachegrind: 1 round
 
 Options:
-  -w, --workload W[,W]     sqlite, bzip2, or all (default sqlite)
+  -w, --workload W[,W]     sqlite, bzip2, lua, or all (sqlite,bzip2; default
+                           sqlite)
   -c, --compiler C[,C]     clang (clang-16), gcc (gcc-12), or all (default clang)
   -n, --runs N             interleaved wall-time rounds (default 15)
   -F, --freq HZ[,HZ]       sampling frequencies (default 999)
@@ -121,7 +124,7 @@ IFS=, read -ra REPS <<<"$reps"
 IFS=, read -ra ESTS <<<"$ests"
 IFS=, read -ra SFLAGS <<<"$sflags"
 IFS=, read -ra XFORMS <<<"$transforms"
-for w in "${WLS[@]}"; do case $w in sqlite|bzip2) ;; *) die "unknown workload '$w' (sqlite, bzip2)" ;; esac; done
+for w in "${WLS[@]}"; do case $w in sqlite|bzip2|lua) ;; *) die "unknown workload '$w' (sqlite, bzip2, lua)" ;; esac; done
 for c in "${CCS[@]}"; do case $c in clang|gcc) ;; *) die "unknown compiler '$c' (clang, gcc)" ;; esac; done
 for f in "${FREQS[@]}"; do [[ $f =~ ^[1-9][0-9]*$ ]] || die "-F: bad frequency '$f'"; done
 for r in "${REPS[@]}"; do [[ $r =~ ^[1-9][0-9]*$ ]] || die "-T: bad repetition count '$r'"; done
@@ -153,194 +156,8 @@ fi
 [[ $nrep =~ ^[1-9][0-9]*$ ]] || die "-R must be a positive integer, got '$nrep'"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "-n must be a positive integer, got '$runs'"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "-j must be a positive integer, got '$jobs'"
-[ "$(id -u)" -eq 0 ] || die "pgoprof record needs root; rerun as root"
-if ! command -v valgrind >/dev/null; then
-    step "installing valgrind (apt-get)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; } \
-        || die "valgrind not found and apt-get install valgrind failed"
-fi
-for t in clang-16 gcc-12 llvm-profdata-16 objcopy; do
-    command -v "$t" >/dev/null || die "$t not found (apt-get install clang-16 llvm-16 gcc-12 binutils)"
-done
-if [ ! -x "$PGOPROF" ] || [ ! -x "$REPO/pgoprof-record" ]; then
-    step "building pgoprof"
-    make -C "$REPO" >&2 || die "make failed in $REPO"
-fi
-mkdir -p "$WROOT"
-WROOT=$(cd "$WROOT" && pwd)
-
-# ---------------------------------------------------------------- helpers
-
-md5() { md5sum "$@" | cut -c1-32; }
-
-# Parallel job pool: run CMD... in the background, at most $jobs at once.
-# pool_wait waits for all and fails if any failed.
-pool_n=0 pool_fail=0
-pool_run() {
-    if [ "$pool_n" -ge "$jobs" ]; then
-        wait -n || pool_fail=$((pool_fail + 1))
-        pool_n=$((pool_n - 1))
-    fi
-    "$@" &
-    pool_n=$((pool_n + 1))
-}
-pool_wait() {
-    while [ "$pool_n" -gt 0 ]; do
-        wait -n || pool_fail=$((pool_fail + 1))
-        pool_n=$((pool_n - 1))
-    done
-    local f=$pool_fail
-    pool_fail=0
-    [ "$f" -eq 0 ] || die "$f background job(s) failed (see the logs in $W/logs)"
-}
-
-# ---------------------------------------------------------------- workloads
-
-SQLITE_SRC=${SQLITE_DIR:-$REPO/bench/work/sqlite}/src
-BZIP2_SRC=$REPO/bench/work/bzip2/src
-SQLITE_TRAIN=(--memdb --size 100)
-SQLITE_CG=(--memdb --size 10)
-BZ_TRAIN_MB=10 BZ_CG_MB=2
-
-wl_prepare() {
-    case $WL in
-        sqlite) "$REPO/bench/fetch-sqlite.sh" ${SQLITE_DIR:+"$SQLITE_DIR"} >/dev/null ;;
-        bzip2)
-            "$REPO/bench/fetch-bzip2.sh" >/dev/null
-            local d=$WROOT/bzip2-data
-            mkdir -p "$d"
-            [ -s "$d/train.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/train.txt" "$BZ_TRAIN_MB"
-            [ -s "$d/cg.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/cg.txt" "$BZ_CG_MB" ;;
-    esac
-}
-
-# wl_build OUT CC FLAGS...
-wl_build() {
-    local o=$1 cc=$2
-    shift 2
-    case $WL in
-        sqlite) "$REPO/bench/build-speedtest.sh" "$o" "$cc" "$@" ;;
-        bzip2)
-            (set -x; "$cc" -D_FILE_OFFSET_BITS=64 "$@" -o "$o" \
-                "$BZIP2_SRC"/{blocksort,huffman,crctable,randtable,compress,decompress,bzlib,bzip2}.c) ;;
-    esac
-}
-
-# wl_train_cmd BIN: sets TRAIN=(the training run's command line)
-wl_train_cmd() {
-    case $WL in
-        sqlite) TRAIN=("$1" "${SQLITE_TRAIN[@]}") ;;
-        bzip2) TRAIN=(sh -c '"$0" -9 -c "$1" > "$2" && "$0" -d -c "$2" > /dev/null'
-                      "$1" "$WROOT/bzip2-data/train.txt" "$W/train.bz2") ;;
-    esac
-}
-wl_train_desc() {
-    case $WL in
-        sqlite) echo "speedtest1 ${SQLITE_TRAIN[*]}" ;;
-        bzip2) echo "bzip2 -9 -c of a generated ${BZ_TRAIN_MB} MiB text corpus, then bzip2 -d -c of the result" ;;
-    esac
-}
-wl_cg_desc() {
-    case $WL in
-        sqlite) echo "speedtest1 ${SQLITE_CG[*]}" ;;
-        bzip2) echo "bzip2 -9 -c of a ${BZ_CG_MB} MiB corpus + bzip2 -d -c of its .bz2 (Ir added)" ;;
-    esac
-}
-
-# cg_ir BIN: executed instructions of the reduced workload, under cachegrind
-cg_ir() {
-    local b=$1 nd=$1.nodbg sum=0 ir
-    objcopy --strip-debug "$b" "$nd"
-    local vg=(valgrind --tool=cachegrind --cache-sim=no --branch-sim=no --cachegrind-out-file=/dev/null)
-    case $WL in
-        sqlite)
-            ir=$("${vg[@]}" "$nd" "${SQLITE_CG[@]}" 2>&1 >/dev/null | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
-            sum=$ir ;;
-        bzip2)
-            local c=$WROOT/bzip2-data/cg.txt
-            ir=$("${vg[@]}" "$nd" -9 -c "$c" 2>&1 >"$b.cg.bz2" | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
-            cmp -s "$b.cg.bz2" "$W/cg.ref.bz2" || { echo "cg_ir: $b compressed differently from the baseline" >&2; return 1; }
-            sum=$ir
-            ir=$("${vg[@]}" "$nd" -d -c "$W/cg.ref.bz2" 2>&1 >"$b.cg.out" | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
-            cmp -s "$b.cg.out" "$c" || { echo "cg_ir: $b decompressed wrongly" >&2; return 1; }
-            rm -f "$b.cg.bz2" "$b.cg.out"
-            sum=$((sum + ir)) ;;
-    esac
-    rm -f "$nd"
-    [[ $sum =~ ^[0-9]+$ ]] && [ "$sum" -gt 0 ] || { echo "cg_ir: no Ir for $b" >&2; return 1; }
-    echo "$sum"
-}
-
-# ---------------------------------------------------------------- builds
-
-# build NAME KEYEXTRA FLAGS...: $W/bin/NAME with $CCBIN FLAGS, unless the
-# cached build has the same key (compiler, flags, KEYEXTRA).
-build() {
-    local name=$1 extra=$2
-    shift 2
-    local b=$W/bin/$name key="$CCBIN $* | $extra"
-    if [ -z "$fresh" ] && [ -x "$b" ] && [ "$(cat "$b.key" 2>/dev/null)" = "$key" ]; then
-        return 0
-    fi
-    rm -f "$b" "$b.key" "$b.ir"
-    if ! wl_build "$b" "$CCBIN" "$@" >"$W/logs/build-$name.log" 2>&1; then
-        tail -n 20 "$W/logs/build-$name.log" >&2
-        echo "pgo-compare: build $name failed, see $W/logs/build-$name.log" >&2
-        return 1
-    fi
-    echo "$key" >"$b.key"
-}
-
-# measure_ir NAME: $W/bin/NAME.ir, cached by the binary's checksum
-measure_ir() {
-    local b=$W/bin/$1 sum
-    sum=$(md5 "$b")
-    if [ -z "$fresh" ] && [ -s "$b.ir" ] && [ "$(sed -n 2p "$b.ir")" = "$sum" ]; then
-        return 0
-    fi
-    local ir
-    ir=$(cg_ir "$b" 2>"$W/logs/cg-$1.log") || { cat "$W/logs/cg-$1.log" >&2; return 1; }
-    printf '%s\n%s\n' "$ir" "$sum" >"$b.ir"
-}
-
-# The instrumented PGO build: generate, train once, use. Both builds go to
-# the same path, because gcc names its .gcda files after the output.
-build_instr() {
-    local d=$W/instr key gen use
-    mkdir -p "$d"
-    case $CC in
-        clang) gen=(-O2 -g -fprofile-instr-generate) ;;
-        gcc) gen=(-O2 -g -fprofile-generate) ;;
-    esac
-    key="$CCBIN ${gen[*]} | $(wl_train_desc)"
-    if [ -z "$fresh" ] && [ -x "$W/bin/instr" ] && [ "$(cat "$d/gen.key" 2>/dev/null)" = "$key" ]; then
-        return 0
-    fi
-    step "$WL/$CC: instrumented build, training run, profile-use build"
-    rm -rf "$d"/*
-    wl_build "$d/prog" "$CCBIN" "${gen[@]}" >"$W/logs/build-instr-gen.log" 2>&1 \
-        || { tail -n 20 "$W/logs/build-instr-gen.log" >&2; die "instrumented build failed"; }
-    wl_train_cmd "$d/prog"
-    (cd "$d" && LLVM_PROFILE_FILE=$d/%p.profraw "${TRAIN[@]}" >/dev/null) \
-        || die "instrumented training run failed"
-    case $CC in
-        clang)
-            llvm-profdata-16 merge -o "$d/prog.profdata" "$d"/*.profraw || die "llvm-profdata merge failed"
-            use=(-O2 -g -fprofile-instr-use="$d/prog.profdata") ;;
-        gcc)
-            ls "$d"/*.gcda >/dev/null 2>&1 || die "the gcc training run wrote no .gcda in $d"
-            use=(-O2 -g -fprofile-use -Wmissing-profile) ;;
-    esac
-    rm -f "$d/prog"
-    wl_build "$d/prog" "$CCBIN" "${use[@]}" >"$W/logs/build-instr.log" 2>&1 \
-        || { tail -n 20 "$W/logs/build-instr.log" >&2; die "profile-use build failed"; }
-    ! grep -q 'warning:.*\[-Wmissing-profile\]' "$W/logs/build-instr.log" \
-        || die "gcc found no profile for some file: see $W/logs/build-instr.log"
-    mv "$d/prog" "$W/bin/instr"
-    echo "$key" >"$d/gen.key"
-    echo "$CCBIN ${use[*]}" >"$W/bin/instr.key"
-    rm -f "$W/bin/instr.ir"
-}
+. "$REPO/bench/workloads.sh"
+wl_setup
 
 # ---------------------------------------------------------------- profiles
 
@@ -484,9 +301,7 @@ run_one() {
     pool_run build base "" -O2 -g
     pool_run build fp "" "${fpflags[@]}"
     pool_wait
-    if [ "$WL" = bzip2 ]; then
-        "$W/bin/base" -9 -c "$WROOT/bzip2-data/cg.txt" >"$W/cg.ref.bz2"
-    fi
+    wl_ref "$W/bin/base"
     [ -z "$instr" ] || build_instr
 
     # profiles and sample-PGO builds
