@@ -776,15 +776,6 @@ static void run_loop(struct collector *c)
 		serve(c, SERVE_MS, SERVE_MS);
 }
 
-static void count_unattributed(struct raw_profile *p, const char *reason,
-			       uint64_t n)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
-	raw_add_counter(p, name, n);
-}
-
 /* One aggregated stack of n frames: the leaf is an IP sample, every
  * adjacent pair of frames a caller->callee edge.  Both the kernel's
  * frame-pointer stacks and the unwound ones come here. */
@@ -810,7 +801,7 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 	if (edges_only)
 		;
 	else if (r != UNATTR_NONE)
-		count_unattributed(&c->prof, unattr_name[r], count);
+		raw_add_unattributed(&c->prof, unattr_name[r], count);
 	else
 		raw_add_ip(&c->prof.objs[prev_obj], prev_off, count);
 	prev_r = r;
@@ -845,8 +836,8 @@ static void collect_stats(struct collector *c)
 			sum[STAT_COUNTS_FULL] + sum[STAT_RINGBUF_LOST]);
 	raw_add_counter(&c->prof, "lost.stack_map", sum[STAT_STACK_LOST]);
 	raw_add_counter(&c->prof, "lost.counts_map", sum[STAT_COUNTS_FULL]);
-	count_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
-	count_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
+	raw_add_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
+	raw_add_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
 	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
 	if (c->use_cg) {
 		raw_add_counter(&c->prof, "lost.ringbuf", sum[STAT_RINGBUF_LOST]);

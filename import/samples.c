@@ -470,13 +470,12 @@ void samples_count(struct raw_profile *p, const char *name, uint64_t n)
 		raw_add_counter(p, name, n);
 }
 
+/* import writes a reason only when it has samples. */
 static void count_unattributed(struct raw_profile *p, const char *reason,
 			       uint64_t n)
 {
-	char name[64];
-
-	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
-	samples_count(p, name, n);
+	if (n)
+		raw_add_unattributed(p, reason, n);
 }
 
 static void set_counters(struct samples *m)

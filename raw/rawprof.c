@@ -505,6 +505,15 @@ void raw_print(const struct raw_profile *p, FILE *f)
 	}
 }
 
+void raw_add_unattributed(struct raw_profile *p, const char *reason,
+			  uint64_t n)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), CNT_UNATTR "%s", reason);
+	raw_add_counter(p, name, n);
+}
+
 uint64_t raw_unattributed(const struct raw_profile *p, char *line, size_t len)
 {
 	size_t n = 0, pre = strlen(CNT_UNATTR);

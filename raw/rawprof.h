@@ -219,6 +219,10 @@ int raw_read_file(struct raw_profile *p, const char *path);
  * RAW_MAGIC, else 0.  An input_probe for read_input(). */
 int raw_probe(const uint8_t *buf, size_t len);
 
+/* Add n to the counter "unattributed.<reason>" (created at 0, even when n
+ * is 0: pgoprof-record writes every reason it knows). */
+void raw_add_unattributed(struct raw_profile *p, const char *reason,
+			  uint64_t n);
 /* The unattributed samples of p: their total, and in line (len bytes,
  * always NUL-terminated, cut if short) "N reason, N reason" for the
  * non-zero "unattributed.<reason>" counters. */
