@@ -4,6 +4,7 @@
  * edge, range by range; then every truncation and byte flip of them must
  * give a clean one-line error with a byte offset, never a crash (ASan). */
 #include "check.h"
+#include "capture.h"
 #include "../../collector/buildid.h"
 #include "../../import/perfdata.h"
 #include "../../lib/bytes.h"
@@ -481,22 +482,11 @@ static char errbuf[4096];
 static int import_capture(struct raw_profile *p, const uint8_t *buf, size_t len,
 			  const struct perfdata_options *opt)
 {
-	static int tmp = -1;
-	int saved = dup(2), rc;
-	ssize_t n;
+	int rc;
 
-	if (tmp < 0)
-		tmp = fileno(tmpfile());
-	if (ftruncate(tmp, 0) || lseek(tmp, 0, SEEK_SET))
-		abort();
-	fflush(stderr);
-	dup2(tmp, 2);
+	capture_begin();
 	rc = perfdata_import(p, buf, len, "t.data", opt);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(tmp, errbuf, sizeof(errbuf) - 1, 0);
-	errbuf[n > 0 ? n : 0] = '\0';
+	capture_end(errbuf, sizeof(errbuf));
 	return rc;
 }
 

@@ -7,6 +7,7 @@
  * truncations and byte changes of the good texts import or fail cleanly
  * (ASan; PGOPROF_TEST_LONG=1: every one of them). */
 #include "check.h"
+#include "capture.h"
 #include "../../import/perfscript.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
@@ -26,23 +27,12 @@ static char errbuf[4096];
 static int import_capture(struct raw_profile *p, const char *text,
 			  size_t len, const struct perfdata_options *opt)
 {
-	static int tmp = -1;
-	int saved = dup(2), rc;
-	ssize_t n;
+	int rc;
 
-	if (tmp < 0)
-		tmp = fileno(tmpfile());
-	if (ftruncate(tmp, 0) || lseek(tmp, 0, SEEK_SET))
-		abort();
-	fflush(stderr);
-	dup2(tmp, 2);
+	capture_begin();
 	raw_init(p);
 	rc = perfscript_import(p, (const uint8_t *)text, len, "t.txt", opt);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(tmp, errbuf, sizeof(errbuf) - 1, 0);
-	errbuf[n > 0 ? n : 0] = '\0';
+	capture_end(errbuf, sizeof(errbuf));
 	return rc;
 }
 

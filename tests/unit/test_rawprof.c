@@ -1,6 +1,7 @@
 /* The raw profile: write/read round trip, exact merge, and a clean error
  * (never a crash) for every kind of damage. */
 #include "check.h"
+#include "capture.h"
 #include "../../lib/md5.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
@@ -319,31 +320,8 @@ static void test_id_kinds(void)
 	raw_free(&m);
 }
 
-/* stderr of the last call, while redirected into a temporary file. */
+/* stderr of the last call. */
 static char errtext[2048];
-static int saved_stderr = -1;
-static FILE *errfile;
-
-static void capture_stderr(void)
-{
-	fflush(stderr);
-	errfile = tmpfile();
-	saved_stderr = dup(2);
-	dup2(fileno(errfile), 2);
-}
-
-static void release_stderr(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	rewind(errfile);
-	n = fread(errtext, 1, sizeof(errtext) - 1, errfile);
-	errtext[n] = '\0';
-	fclose(errfile);
-}
 
 static int binary_object(const struct raw_profile *p, const char *path,
 			 const uint8_t *id, size_t len, const char *recorded)
@@ -351,9 +329,9 @@ static int binary_object(const struct raw_profile *p, const char *path,
 	struct raw_binary b = { path, id, len, recorded };
 	int o;
 
-	capture_stderr();
+	capture_begin();
 	o = raw_binary_object(p, "t.raw", &b);
-	release_stderr();
+	capture_end(errtext, sizeof(errtext));
 	return o;
 }
 
