@@ -68,6 +68,7 @@ struct cg_read {
 	int npos, instr_at, ir_at, body;
 	struct names obs, fls, fns;	/* name compression tables */
 	const char *ob, *cob, *fn, *cfn;
+	size_t last_file;		/* cg->files index locate() used last */
 	uint64_t last[MAX_POS];
 	int call_pending;		/* the next cost line is a call's */
 	int jump_pending;		/* ... is a jump's source: no cost */
@@ -154,8 +155,18 @@ static struct cg_file *get_file(struct callgrind *cg, const char *path)
 
 static struct where locate(struct cg_read *r, const char *ob, uint64_t addr)
 {
-	struct cg_file *f = get_file(r->cg, ob ? ob : "");
-	struct where w = { 0, f->why, 0, 0 };
+	struct cg_file *f;
+	struct where w;
+
+	/* Cost lines come function by function: mostly the last file. */
+	if (!ob)
+		ob = "";
+	if (r->last_file < r->cg->nfiles && !strcmp(r->cg->files[r->last_file].path, ob))
+		f = &r->cg->files[r->last_file];
+	else
+		f = get_file(r->cg, ob);
+	r->last_file = (size_t)(f - r->cg->files);
+	w = (struct where){ 0, f->why, 0, 0 };
 
 	if (!f->usable)
 		return w;
@@ -521,7 +532,7 @@ int callgrind_add(struct callgrind *cg, const uint8_t *buf, size_t len,
 		  const char *name)
 {
 	struct cg_read r = { .cg = cg, .name = name, .npos = 1,
-			     .instr_at = -1, .ir_at = -1 };
+			     .instr_at = -1, .ir_at = -1, .last_file = SIZE_MAX };
 	char *text = xmalloc(len + 1), *s = text, *line;
 	int rc = 0;
 
