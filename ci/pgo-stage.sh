@@ -27,6 +27,8 @@ and copies into ARTIFACTS (default: pgo-artifacts):
                    PGO_GATE=both PGO_TOLERANCE=0.03
 
 pgoprof record needs root: run as root or pass PGOPROF_SUDO=sudo.
+The gate (PGO_GATE, default auto): the wall time when its interval shows
+a difference, else the cachegrind proxy's instruction count (docs/pgo.md).
 Exit status: 0 validated; 1 the PGO build is a regression (per PGO_GATE);
 2 any other failure (a build, the recording, a crash, bad usage).
 USAGE

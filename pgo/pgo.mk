@@ -14,7 +14,9 @@
 #                      gcc -fauto-profile=)
 #   make pgo-validate  A/B: the release build against the PGO build,
 #                      interleaved, with a cachegrind proxy; fails (non-zero)
-#                      when the PGO build is slower beyond the noise
+#                      when the PGO build is slower beyond the noise, or,
+#                      when the time shows no difference, executes more
+#                      instructions (PGO_GATE=auto)
 #   make pgo           all three in order;  make pgo-vars: the settings;
 #   make pgo-clean     removes PGO_DIR
 #
@@ -59,7 +61,7 @@ PGO_RUNS ?= 10
 PGO_WARMUP ?= 1
 PGO_TOLERANCE ?= 0.02
 PGO_CONFIDENCE ?= 95
-PGO_GATE ?= time
+PGO_GATE ?= auto
 PGO_STRICT ?= 0
 # Recording needs root (BPF): set PGOPROF_SUDO = sudo when make is not root.
 PGOPROF_SUDO ?=

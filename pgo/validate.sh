@@ -33,10 +33,14 @@ two argument vectors; the baseline cannot contain a literal '--'.
                    --cache-sim=yes --branch-sim=yes, on an objcopy --strip-debug
                    copy of each BIN, and report instructions (Ir), I1 misses,
                    branches and mispredictions
-  -g, --gate MODE  what fails the run (exit 1): time (default), ir, both, none
+  -g, --gate MODE  what fails the run (exit 1): auto (default), time, ir,
+                   both, none
                      time: the CI's lower bound of the time ratio is above
                            1 + TOLERANCE (the candidate is slower beyond noise)
                      ir:   the proxy's Ir ratio is above 1 + TOLERANCE
+                     auto: time when its CI excludes 1 (a significant
+                           difference decides), else ir; time alone
+                           without --proxy
   -s, --strict     time gate also fails when the CI's upper bound is above
                    1 + TOLERANCE (a slowdown beyond TOLERANCE is not ruled out)
   -o DIR           write report.md, times.tsv, metrics.txt, verdict.txt and
@@ -51,7 +55,7 @@ USAGE
 
 die() { echo "validate: $*" >&2; exit 2; }
 
-runs=10 warmup=1 tol=0.02 level=95 proxy='' gate=time strict=0 outdir='' title='' quiet=0
+runs=10 warmup=1 tol=0.02 level=95 proxy='' gate=auto strict=0 outdir='' title='' quiet=0
 base_bin='' cand_bin=''
 while [ $# -gt 0 ]; do
     case $1 in
@@ -76,7 +80,7 @@ done
 [[ $tol =~ ^[0-9]*\.?[0-9]+$ ]] || die "TOLERANCE must be a non-negative number, got '$tol'"
 [[ $level =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v l="$level" 'BEGIN { exit !(l > 0 && l < 100) }' ||
     die "LEVEL must be a percentage between 0 and 100, got '$level'"
-case $gate in time|ir|both|none) ;; *) die "--gate must be time, ir, both or none, got '$gate'" ;; esac
+case $gate in auto|time|ir|both|none) ;; *) die "--gate must be auto, time, ir, both or none, got '$gate'" ;; esac
 
 # The two commands, as argument vectors.
 if [ -n "$base_bin$cand_bin" ]; then
@@ -220,35 +224,12 @@ EOF
     fi
 fi
 
-# Verdict.
-fx() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a > b) ? 1 : 0) }'; }   # a > b ?
-limit=$(awk -v t="$tol" 'BEGIN { printf "%.6f", 1 + t }')
-lo=${S[ci_low]} hi=${S[ci_high]}
-fail=0 reasons=()
-if [ "$(fx "$lo" "$limit")" = 1 ]; then
-    time_verdict="slower: the whole CI is above 1 + tolerance ($limit)"
-    case $gate in time|both) fail=1; reasons+=("wall time") ;; esac
-elif [ "$(fx 1 "$hi")" = 1 ]; then
-    time_verdict="faster: the whole CI is below 1"
-elif [ "$(fx "$lo" 1)" = 1 ]; then
-    time_verdict="slower, within the tolerance (CI lower bound $lo <= $limit)"
-else
-    time_verdict="no significant difference (the CI contains 1)"
-fi
-if [ $strict = 1 ] && [ $fail = 0 ] && [ "$(fx "$hi" "$limit")" = 1 ]; then
-    time_verdict="$time_verdict; strict: a slowdown beyond $limit is not ruled out (CI upper bound $hi)"
-    case $gate in time|both) fail=1; reasons+=("wall time (strict)") ;; esac
-fi
-ir_verdict=
+# Verdict (pgo/gate.sh: the rule, tested by tests/integration/gate.sh).
+. "$(dirname "$0")/gate.sh"
 if [ -n "${CG[base_ir]:-}" ]; then
     S[ir_ratio]=$(awk -v a="${CG[cand_ir]}" -v b="${CG[base_ir]}" 'BEGIN { printf "%.6f", (b > 0 ? a / b : 1) }')
-    if [ "$(fx "${S[ir_ratio]}" "$limit")" = 1 ]; then
-        ir_verdict="more instructions: Ir ratio ${S[ir_ratio]} > $limit"
-        case $gate in ir|both) fail=1; reasons+=("instructions (Ir)") ;; esac
-    else
-        ir_verdict="Ir ratio ${S[ir_ratio]} <= $limit"
-    fi
 fi
+pgo_gate "$gate" "$strict" "$tol" "${S[ci_low]}" "${S[ci_high]}" "${S[ir_ratio]:-}"
 
 # Report.
 spd() { awk -v r="$1" 'BEGIN { printf "%+.2f%%", (r > 0 ? (1 / r - 1) * 100 : 0) }'; } # ratio -> speedup
@@ -292,6 +273,8 @@ report() {
     echo "host: $(uname -n), $(nproc 2>/dev/null) CPUs, Linux $(uname -r); load average ${load0:-?} before the runs, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?') after"
     echo "wall time: $time_verdict"
     [ -z "$ir_verdict" ] || echo "instructions: $ir_verdict"
+    [ -n "$ir_verdict" ] || [ "$gate" != auto ] ||
+        echo "instructions: no proxy ran; gate auto looked at the wall time alone"
     if [ "$gate" = none ]; then
         echo "verdict: none (no gate)"
     elif [ $fail = 1 ]; then
