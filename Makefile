@@ -28,7 +28,7 @@ REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	    convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c \
+	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 	   cli/import.c cli/exact.c cli/compare.c
@@ -61,7 +61,7 @@ pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
 pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
-	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
@@ -80,7 +80,7 @@ include tests/fuzz/fuzz.mk
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	       convert/afdo.c convert/formats.c convert/estimate.c convert/lbr.c convert/overlap.c \
+	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
 	       collector/probe.c $(IMPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -92,7 +92,7 @@ $(B)/san/%.o: %.c
 # links without their objects.
 $(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz
+	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm
 
 # test_lbr's samples come from the random walk of tests/lbrgen.
 $(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o

@@ -2,6 +2,7 @@
  * profile) -> a function-sample tree -> a compiler's profile format. */
 #include "../cli/cmds.h"
 #include "fstree.h"
+#include "blocks.h"
 #include "estimate.h"
 #include "formats.h"
 #include "lbr.h"
@@ -50,10 +51,15 @@ struct conv {
 	uint64_t *drop;			/* dropped or edges_dropped */
 	size_t zero_funcs;		/* call targets only: omitted */
 	enum estimator estimator;
+	enum { TARGETS_CALLS, TARGETS_STACK, TARGETS_NONE } targets;
 	struct est_table est;
 	uint8_t *consumed;		/* per IP record: counted by the walk */
 	size_t ip_next;			/* walk: first IP record at or after
 					 * the last instruction */
+	struct blk_insn *fn_insns;	/* walk: the function's instructions */
+	uint64_t *fn_keys;		/* and their line keys */
+	size_t fn_n, fn_cap, fn_kcap;
+	uint64_t fn_entry;		/* and its entry address */
 	struct sym_result *prev;	/* walk: the last instruction's chain */
 	uint64_t prev_key;		/* and its line_key, 0 if none */
 	int lbr_mode;			/* the object has branch records */
@@ -85,7 +91,16 @@ static void usage(FILE *f)
 "      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
 "                          earlier) or llvm (llvm-profdata, clang)\n"
 "  -e, --estimator E       a line's count from its instructions' samples:\n"
-"                          mean (default; per instruction), sum, max\n"
+"                          mean (default; per instruction), sum, max,\n"
+"                          block (the mean of its basic blocks), block-capped\n"
+"                          (the same without each block's most sampled\n"
+"                          instruction), flow (block-capped, pooled over the\n"
+"                          blocks that run equally often)\n"
+"      --call-targets T    stack samples, without branch records: a call\n"
+"                          target's count is stack (default; the samples\n"
+"                          taken in the callee called from there), calls\n"
+"                          (the call's line count shared among its callees),\n"
+"                          or none (no call targets)\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
 "2 usage.\n");
@@ -106,6 +121,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "gcc-version", required_argument, NULL, 'G' },
 		{ "afdo-version", required_argument, NULL, 'A' },
 		{ "estimator", required_argument, NULL, 'e' },
+		{ "call-targets", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	const char *format = "llvm-extbinary";
@@ -115,6 +131,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 
 	c->wo.afdo_version = 2;
 	c->estimator = EST_MEAN;
+	c->targets = TARGETS_STACK;
 	while ((o = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'b': c->binary = optarg; break;
@@ -137,10 +154,22 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			break;
 		case 'e':
 			if (estimator_by_name(optarg) < 0) {
-				err("--estimator %s: give mean, sum or max", optarg);
+				err("--estimator %s: give mean, sum, max, block, block-capped or flow", optarg);
 				return 2;
 			}
 			c->estimator = (enum estimator)estimator_by_name(optarg);
+			break;
+		case 'T':
+			if (!strcmp(optarg, "calls"))
+				c->targets = TARGETS_CALLS;
+			else if (!strcmp(optarg, "stack"))
+				c->targets = TARGETS_STACK;
+			else if (!strcmp(optarg, "none"))
+				c->targets = TARGETS_NONE;
+			else {
+				err("--call-targets %s: give calls, stack or none", optarg);
+				return 2;
+			}
 			break;
 		case 'q': c->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -276,17 +305,26 @@ static int same_chain(const struct sym_result *a, const struct sym_result *b)
 	       !memcmp(a->frames, b->frames, (size_t)a->nframes * sizeof(*a->frames));
 }
 
-static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
+/* One instruction of the function being walked: its samples and line key
+ * (0: counted elsewhere or without a line) into c->fn_insns / c->fn_keys. */
+static void walk_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 {
 	struct conv *c = arg;
 	const struct raw_object *o = &c->raw.objs[c->obj];
 	const struct load_seg *segs;
-	uint64_t off, samples = 0;
+	struct blk_insn *in;
+	uint64_t off, key = 0, samples = 0;
 	long i;
 	int n;
 
-	(void)len;
 	segs = sym_segments(c->sym, &n);
+	grow(&c->fn_insns, &c->fn_cap, c->fn_n + 1, sizeof(*c->fn_insns));
+	grow(&c->fn_keys, &c->fn_kcap, c->fn_n + 1, sizeof(*c->fn_keys));
+	in = &c->fn_insns[c->fn_n];
+	*in = (struct blk_insn){ vaddr, len, kind, UINT64_MAX, 0, 0 };
+	if ((kind & (SYM_INSN_JUMP | SYM_INSN_BRANCH)) && est_uses_blocks(c->estimator))
+		in->target = sym_branch_target(c->sym, vaddr);
+	c->fn_keys[c->fn_n++] = 0;
 	if (!vaddr_to_offset(segs, n, vaddr, &off) &&
 	    (i = ip_index(o, off, &c->ip_next)) >= 0) {
 		if (c->consumed[i])
@@ -294,6 +332,7 @@ static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
 		c->consumed[i] = 1;
 		samples = o->ips[i].count;
 	}
+	in->samples = samples;
 	if (sym_lookup(c->sym, vaddr, c->res) != SYM_OK) {
 		c->dropped[DROP_NO_LINE] += samples;
 		return;
@@ -305,7 +344,22 @@ static void walk_insn(uint64_t vaddr, uint32_t len, void *arg)
 		c->res = t;
 		c->prev_key = line_key(c->prev);
 	}
-	est_add(&c->est, c->prev_key, samples, vaddr);
+	key = c->prev_key;
+	c->fn_keys[c->fn_n - 1] = key;
+}
+
+/* The walked function's instructions into the line estimates. */
+static void add_function_lines(struct conv *c)
+{
+	if (est_uses_blocks(c->estimator))
+		blk_estimate(c->fn_insns, c->fn_n, c->fn_entry,
+			     c->estimator == EST_FLOW ? BLK_FLOW
+			     : c->estimator == EST_BLOCK_CAPPED ? BLK_CAPPED : BLK_MEAN);
+	for (size_t i = 0; i < c->fn_n; i++)
+		if (c->fn_keys[i])
+			est_add(&c->est, c->fn_keys[i], c->fn_insns[i].samples,
+				c->fn_insns[i].vaddr, c->fn_insns[i].count);
+	c->fn_n = 0;
 }
 
 /* Every instruction of every sampled function, so that a line's count can
@@ -341,17 +395,24 @@ static void add_ips(struct conv *c)
 		grow(&walked, &cap, nwalked + 1, sizeof(*walked));
 		walked[nwalked++] = fn;
 		c->ip_next = 0;
-		sym_function_insns(c->sym, fn, walk_insn, c);
+		c->fn_entry = sym_function_entry(c->sym, fn);
+		sym_function_insns_kind(c->sym, fn, walk_insn, c);
+		add_function_lines(c);
 	}
+	free(c->fn_insns);
+	free(c->fn_keys);
 	free(c->prev);
 	c->prev = NULL;
 	scale = est_scale(&c->est, c->estimator);
 	for (size_t i = 0; i < c->est.size; i++) {
 		const struct est_line *l = &c->est.slot[i];
 
-		if (!l->key || !l->sum || sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+		uint64_t v;
+
+		if (!l->key || !(v = est_value(l, c->estimator, scale)) ||
+		    sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
 			continue;
-		add_count(c, c->res, est_value(l, c->estimator, scale));
+		add_count(c, c->res, v);
 		c->attributed += l->sum;
 	}
 	for (size_t i = 0; i < o->nips; i++)
@@ -422,11 +483,33 @@ static const char *lbr_callee(void *arg, uint32_t obj, uint64_t off)
 	return sym_function_name(s, vaddr);
 }
 
-static void add_edge(struct conv *c, const struct raw_edge *e)
+/* Stack mode: the count of a call target.  An edge's samples are the
+ * samples taken while the callee (or its callees) ran, called from there:
+ * time, not calls.  TARGETS_CALLS counts the calls instead: the call's
+ * line count (the executions of its block), shared among the callees seen
+ * from the call site by their samples; a call site in a block without
+ * samples ran rarely, and gets 1. */
+static uint64_t target_count(struct conv *c, struct fsamples *f,
+			     const struct sym_frame *in, uint64_t samples,
+			     uint64_t site_samples)
+{
+	long double n;
+
+	if (c->targets == TARGETS_STACK)
+		return samples;
+	n = (long double)fs_body_at(f, in->line_offset, in->disc)->count *
+	    samples / site_samples + 0.5L;
+	return n < 1 ? 1 : n >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)n;
+}
+
+/* site_samples: the samples of all edges from e's call site. */
+static void add_edge(struct conv *c, const struct raw_edge *e,
+		     uint64_t site_samples)
 {
 	const struct sym_result *r = c->res;
 	const struct load_seg *segs;
 	const struct sym_frame *in;
+	struct fsamples *f;
 	const char *callee;
 	uint64_t vaddr;
 	int n;
@@ -452,9 +535,28 @@ static void add_edge(struct conv *c, const struct raw_edge *e)
 		return;
 	}
 	in = &r->frames[r->nframes - 1];
-	fs_add_target(frame_profile(c, r), in->line_offset, in->disc, callee,
-		      e->count);
+	f = frame_profile(c, r);
+	fs_add_target(f, in->line_offset, in->disc, callee,
+		      target_count(c, f, in, e->count, site_samples));
 	c->edges_used += e->count;
+}
+
+/* The stack edges (sorted by return address: raw/rawprof.c cmp_edge), a
+ * call site at a time. */
+static void add_edges(struct conv *c)
+{
+	const struct raw_object *o = &c->raw.objs[c->obj];
+
+	if (c->targets == TARGETS_NONE)
+		return;
+	for (size_t i = 0, j; i < o->nedges; i = j) {
+		uint64_t site = 0;
+
+		for (j = i; j < o->nedges && o->edges[j].ret_offset == o->edges[i].ret_offset; j++)
+			site += o->edges[j].count;
+		for (size_t k = i; k < j; k++)
+			add_edge(c, &o->edges[k], site);
+	}
 }
 
 static void report_lbr(const struct conv *c)
@@ -554,8 +656,7 @@ int cmd_convert(int argc, char **argv)
 			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr);
 		} else {
 			add_ips(&c);
-			for (size_t i = 0; i < o->nedges; i++)
-				add_edge(&c, &o->edges[i]);
+			add_edges(&c);
 		}
 	}
 	fs_finish(&c.prof);

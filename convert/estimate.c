@@ -6,9 +6,11 @@
 
 int estimator_by_name(const char *name)
 {
-	static const char *const names[] = { "sum", "mean", "max" };
+	static const char *const names[EST_COUNT] = {
+		"sum", "mean", "max", "block", "block-capped", "flow"
+	};
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < EST_COUNT; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
@@ -48,8 +50,13 @@ static void rehash(struct est_table *t)
 	t->size = size;
 }
 
+int est_uses_blocks(enum estimator e)
+{
+	return e == EST_BLOCK || e == EST_BLOCK_CAPPED || e == EST_FLOW;
+}
+
 void est_add(struct est_table *t, uint64_t key, uint64_t samples,
-	     uint64_t vaddr)
+	     uint64_t vaddr, double block)
 {
 	struct est_line *l;
 
@@ -64,8 +71,10 @@ void est_add(struct est_table *t, uint64_t key, uint64_t samples,
 	if (samples > l->max)
 		l->max = samples;
 	l->ninsns++;
-	if (samples && !l->vaddr)
+	if (!l->vaddr || (samples && l->sum == samples))
 		l->vaddr = vaddr;
+	if (block > l->block)
+		l->block = block;
 }
 
 static long double raw_estimate(const struct est_line *l, enum estimator e)
@@ -75,6 +84,10 @@ static long double raw_estimate(const struct est_line *l, enum estimator e)
 		return (long double)l->sum / (l->ninsns ? l->ninsns : 1);
 	case EST_MAX:
 		return (long double)l->max;
+	case EST_BLOCK:
+	case EST_BLOCK_CAPPED:
+	case EST_FLOW:
+		return (long double)l->block;
 	default:
 		return (long double)l->sum;
 	}
@@ -98,7 +111,7 @@ uint64_t est_value(const struct est_line *l, enum estimator e,
 {
 	long double v = raw_estimate(l, e) * scale + 0.5L;
 
-	if (!l->sum)
+	if (est_uses_blocks(e) ? !(l->block > 0) : !l->sum)
 		return 0;
 	if (v >= 18446744073709551615.0L)
 		return UINT64_MAX;

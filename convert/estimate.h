@@ -10,14 +10,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum estimator { EST_SUM, EST_MEAN, EST_MAX };
+enum estimator {
+	EST_SUM, EST_MEAN, EST_MAX,
+	EST_BLOCK,		/* the largest estimate (blocks.h) of the blocks
+				 * the line has instructions in */
+	EST_BLOCK_CAPPED,	/* the same with BLK_CAPPED blocks */
+	EST_FLOW,		/* the same with BLK_FLOW blocks */
+	EST_COUNT
+};
 
 /* One source line in one inline context: its instructions' samples. */
 struct est_line {
 	uint64_t key;		/* hash of the inline chain and location */
 	uint64_t sum, max;	/* samples: total, largest at one instruction */
 	uint32_t ninsns;	/* instructions, sampled or not */
-	uint64_t vaddr;		/* a sampled instruction of the line, or 0 */
+	uint64_t vaddr;		/* its first sampled instruction, else its
+				 * first instruction */
+	double block;		/* EST_BLOCK*: the largest block estimate */
 };
 
 struct est_table {
@@ -25,18 +34,23 @@ struct est_table {
 	size_t size, used;
 };
 
-/* "sum", "mean", "max" -> estimator; -1 if unknown. */
+/* "sum", "mean", "max", "block", "block-capped", "flow" -> estimator; -1
+ * if unknown. */
 int estimator_by_name(const char *name);
 
 void est_init(struct est_table *t);
 void est_free(struct est_table *t);
-/* Count one instruction of the line key (non-zero) with samples. */
+/* Count one instruction (at virtual address vaddr) of the line key
+ * (non-zero) with samples; block: its block's estimate (blk_estimate), 0
+ * unless a block estimator is used. */
 void est_add(struct est_table *t, uint64_t key, uint64_t samples,
-	     uint64_t vaddr);
+	     uint64_t vaddr, double block);
+/* 1 if e estimates lines from block estimates (blk_estimate). */
+int est_uses_blocks(enum estimator e);
 /* The factor that makes the estimator's total equal the sum of samples. */
 long double est_scale(const struct est_table *t, enum estimator e);
 /* The body count of a line: its estimate times scale, rounded; a line with
- * samples never rounds to 0. */
+ * samples (block estimators: in a block with samples) never rounds to 0. */
 uint64_t est_value(const struct est_line *l, enum estimator e,
 		   long double scale);
 

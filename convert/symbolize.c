@@ -1091,6 +1091,38 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 	return n;
 }
 
+uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr)
+{
+	size_t size, left;
+	const uint8_t *img, *code;
+	uint64_t off, a = vaddr, target = UINT64_MAX;
+
+	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
+	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
+		return UINT64_MAX;
+	code = img + off;
+	left = size - off < 16 ? size - off : 16;
+	if (!cs_disasm_iter(s->cs, &code, &left, &a, s->insn) ||
+	    !cs_insn_group(s->cs, s->insn, CS_GRP_JUMP))
+		return UINT64_MAX;
+	/* The target is the (last) immediate operand: x86 jmp/jcc have one,
+	 * aarch64 cbz/tbz put it after the register and bit. */
+	if (s->x86) {
+		const cs_x86 *x = &s->insn->detail->x86;
+
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == X86_OP_IMM)
+				target = (uint64_t)x->operands[i].imm;
+	} else {
+		const cs_arm64 *x = &s->insn->detail->arm64;
+
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == ARM64_OP_IMM)
+				target = (uint64_t)x->operands[i].imm;
+	}
+	return target;
+}
+
 uint64_t sym_function_entry(struct symbolizer *s, long fn)
 {
 	return fn >= 0 && (size_t)fn < s->nfuncs ? s->funcs[fn].entry : UINT64_MAX;

@@ -101,6 +101,10 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 			       void (*cb)(uint64_t vaddr, uint32_t len,
 					  unsigned kind, void *arg),
 			       void *arg);
+/* The target (an ELF virtual address) of the direct jump or conditional
+ * branch at vaddr, decoded with capstone; UINT64_MAX for an indirect one,
+ * or when vaddr is not a jump or branch. */
+uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr);
 /* Entry address of function fn (DW_AT_entry_pc, DW_AT_low_pc, else its
  * lowest range), or UINT64_MAX. */
 uint64_t sym_function_entry(struct symbolizer *s, long fn);

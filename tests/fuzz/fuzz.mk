@@ -20,7 +20,7 @@ FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdlin
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_LIBS := -ldw -lelf -lcapstone -lz
+FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm
 
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c
@@ -37,7 +37,7 @@ fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
 # fuzz_cmdline.c includes convert/convert.c itself.
 fuzz_cmdline_SRC := convert/elfaddr.c convert/symbolize.c convert/fstree.c \
 	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
-	convert/formats.c convert/estimate.c convert/lbr.c collector/probe.c \
+	convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c collector/probe.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
 
 # libFuzzer build: instrumented objects in $(FUZZ_B)/obj.
