@@ -45,6 +45,12 @@ Options:
   -R, --replicates K     independent recordings per rate (default 3)
   -n, --top N            functions listed per program x compiler (default 8)
   -j, --jobs N           parallel builds and cachegrind runs (default 2)
+  -V, --variant NAME     a variant of the sampled profiles for an ablation:
+                         their profiles and builds are named ID.NAME, the
+                         recordings are shared (default: none)
+  -X, --convert-opts O   more 'pgoprof convert' options for the sampled
+                         profiles (split at spaces), e.g. '--estimator sum'
+      --no-profi         clang: build without -fsample-profile-use-profi
   -o, --output FILE      the Markdown (default bench/results/quality.md; '-':
                          stdout only); rewritten after each program x compiler
       --work DIR         work directory (default bench/work/quality)
@@ -64,13 +70,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CMDLINE="bench/quality.sh${*:+ $*}"
 PGOPROF=$REPO/pgoprof
 workloads=all compilers=all freqs=99,999,9999 nrep=3 top=8 jobs=2 fresh=
+variant= xopts= profi=-fsample-profile-use-profi
 out=$REPO/bench/results/quality.md
 WROOT=$REPO/bench/work/quality
 
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        -w|--workload|-c|--compiler|-F|--freq|-R|--replicates|-n|--top|-j|--jobs|-o|--output|--work)
+        -w|--workload|-c|--compiler|-F|--freq|-R|--replicates|-n|--top|-j|--jobs|-o|--output|--work|-V|--variant|-X|--convert-opts)
             [ $# -ge 2 ] || die "$1 needs a value (see --help)"
             case $1 in
                 -w|--workload) workloads=$2 ;;
@@ -81,9 +88,12 @@ while [ $# -gt 0 ]; do
                 -j|--jobs) jobs=$2 ;;
                 -o|--output) out=$2 ;;
                 --work) WROOT=$2 ;;
+                -V|--variant) variant=.$2 ;;
+                -X|--convert-opts) xopts=$2 ;;
             esac
             shift 2 ;;
         --fresh) fresh=1; shift ;;
+        --no-profi) profi=; shift ;;
         *) usage >&2; die "unknown argument '$1'" ;;
     esac
 done
@@ -113,7 +123,7 @@ conv_opts() {
 }
 use_flags() { # PROFILE: sets USE
     case $CC in
-        clang) USE=(-O2 -g -fprofile-sample-use="$1" -fsample-profile-use-profi) ;;
+        clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
         gcc) USE=(-O2 -g -fauto-profile="$1") ;;
     esac
 }
@@ -144,18 +154,24 @@ record() {
     echo "$sum" >"$raw.key"
 }
 
-# convert ID: $W/prof/ID.EXT (the compiler's input) and $W/prof/ID.txt
+# pid ID: the name of the profile of recording ID (its variant's, for a
+# sampled one)
+pid() { if [ "$1" = exact ]; then echo exact; else echo "$1$variant"; fi; }
+
+# convert ID: $W/prof/PID.EXT (the compiler's input) and $W/prof/PID.txt
 # (LLVM text, same estimator), from the binary the raw profile is of
 convert() {
-    local id=$1 bin=$W/bin/fp
+    local id=$1 bin=$W/bin/fp p x=()
+    p=$(pid "$id")
     [ "$id" = exact ] && bin=$W/bin/ex
+    [ "$id" = exact ] || read -ra x <<<"$xopts"
     conv_opts
     local est=("${CONV[@]:2}")
-    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" "${CONV[@]}" \
-        -o "$W/prof/$id.$EXT" 2>"$W/logs/convert-$id.log" \
-        || { cat "$W/logs/convert-$id.log" >&2; die "pgoprof convert $id failed"; }
-    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" --format llvm-text "${est[@]:0:2}" \
-        -o "$W/prof/$id.txt" -q || die "pgoprof convert $id --format llvm-text failed"
+    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" "${CONV[@]}" "${x[@]}" \
+        -o "$W/prof/$p.$EXT" 2>"$W/logs/convert-$p.log" \
+        || { cat "$W/logs/convert-$p.log" >&2; die "pgoprof convert $p failed"; }
+    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" --format llvm-text "${est[@]:0:2}" "${x[@]}" \
+        -o "$W/prof/$p.txt" -q || die "pgoprof convert $p --format llvm-text failed"
 }
 
 # samples ID: the sampled binary's samples (cpu-clock) in the recording
@@ -251,13 +267,14 @@ run_one() {
 
     step "$WL/$CC: convert, build with each profile"
     conv_opts
-    local names=(base instr) nm psum
+    local names=(base instr) nm psum p
     for id in exact "${ids[@]}"; do
         convert "$id"
-        psum=$(md5 "$W/prof/$id.$EXT")
-        use_flags "$W/prof/$id.$EXT"
-        pool_run build_pgo "pgo-$id" "$psum" "${USE[@]}"
-        names+=("pgo-$id")
+        p=$(pid "$id")
+        psum=$(md5 "$W/prof/$p.$EXT")
+        use_flags "$W/prof/$p.$EXT"
+        pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
+        names+=("pgo-$p")
     done
     pool_wait
     # the baseline with the workaround too, when a profile needed it
@@ -298,10 +315,11 @@ run_one() {
         local irs=() ovs=() smp=() hzs=() med mn mx nwa=0 used
         for ((k = 1; k <= nrep; k++)); do
             id=F$hz-r$k
-            [ -z "$(wa "pgo-$id")" ] || nwa=$((nwa + 1))
-            irs+=("$(head -n 1 "$W/bin/pgo-$id.ir")")
-            ovs+=("$(overlap "$id")")
-            smp+=("$(samples "$id")")
+            p=$(pid "$id")
+            [ -z "$(wa "pgo-$p")" ] || nwa=$((nwa + 1))
+            irs+=("$(head -n 1 "$W/bin/pgo-$p.ir")")
+            ovs+=("$(overlap "$p")")
+            smp+=("$(samples "$p")")
             hzs+=("$(used_hz "$id")")
         done
         read -r med mn mx <<<"$(printf '%s\n' "${irs[@]}" | stat3)"
@@ -357,7 +375,7 @@ run_one() {
     if [ "$top" -gt 0 ]; then
         local hi=${FREQS[${#FREQS[@]}-1]} best= bestd=
         for ((k = 1; k <= nrep; k++)); do
-            id=F$hi-r$k
+            id=$(pid "F$hi-r$k")
             ir=$(head -n 1 "$W/bin/pgo-$id.ir")
             printf '%s %s\n' "$ir" "$id"
         done | sort -g | awk -v n="$nrep" 'NR == int((n + 1) / 2) { print $2 }' >"$W/median-id"
