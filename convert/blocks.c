@@ -104,8 +104,72 @@ static size_t block_edges(const struct blk_insn *in, size_t n, size_t i,
 	return k;
 }
 
+/* The most a block's count (samples per instruction) can be, given the
+ * samples s of its class over i instructions and the samples k that may
+ * belong to it though they landed on its successor's first instruction. */
+static double upper(double s, double i, double k)
+{
+	return (s + k + 3 * sqrt(s + k) + 1) / i;
+}
+
+/* A block runs no more often than its predecessors together, nor than its
+ * successors together: where its estimate says more, the excess is
+ * latency (samples held by a slow instruction: a loop's header that
+ * waits on a cache miss looks like a loop that runs many times, but its
+ * back edge's block has no samples to feed it), and the bound is taken.
+ * Each neighbour counts with the upper end of its estimate (3 Poisson
+ * standard deviations).  A block fed by itself or its own class, the
+ * entry, and a block entered only by an indirect jump have no inflow
+ * bound; a block that may leave the function, no outflow bound. */
+static void bound(struct blk_insn *in, size_t n, const uint32_t *blk_of,
+		  uint32_t nb, const size_t *first, const struct cfg_edge *e,
+		  size_t ne, const uint32_t *cls, const double *cs,
+		  const double *ci, uint32_t entry)
+{
+	double *est = xmalloc(nb * sizeof(*est)), *inb = xcalloc(nb, sizeof(*inb));
+	double *outb = xcalloc(nb, sizeof(*outb));
+	uint8_t *open_in = xmalloc(nb), *open_out = xcalloc(nb, 1);
+
+	for (uint32_t b = 0; b < nb; b++) {
+		est[b] = in[first[b]].count;
+		open_in[b] = 1;	/* until an edge enters it */
+	}
+	for (size_t k = 0; k < ne; k++)
+		if (e[k].to < nb)
+			open_in[e[k].to] = 0;
+	for (size_t k = 0; k < ne; k++) {
+		uint32_t f = e[k].from, t = e[k].to;
+		double lead;
+
+		if (t >= nb || f == t || cls[f] == cls[t]) {
+			open_out[f] = 1;	/* exit, or feeds itself */
+			if (t < nb)
+				open_in[t] = 1;
+			continue;
+		}
+		lead = (double)in[first[t]].samples;
+		inb[t] += upper(cs[cls[f]], ci[cls[f]], lead);
+		outb[f] += upper(cs[cls[t]], ci[cls[t]], 0);
+	}
+	open_in[entry] = 1;
+	for (uint32_t b = 0; b < nb; b++) {
+		double m = est[b];
+
+		if (!open_in[b] && inb[b] < m)
+			m = inb[b];
+		if (!open_out[b] && outb[b] < m)
+			m = outb[b];
+		est[b] = m;
+	}
+	/* a block no edge enters (reached by an indirect jump) keeps its own */
+	for (size_t i = 0; i < n; i++)
+		in[i].count = est[blk_of[i]];
+	free(est); free(inb); free(outb); free(open_in); free(open_out);
+}
+
 /* BLK_FLOW: each class of equally often run blocks (cfg.h) gets its
- * blocks' samples (capped) over their instructions. */
+ * blocks' samples (capped) over their instructions; then the bounds of
+ * the flow. */
 static void pool(struct blk_insn *in, size_t n, const uint32_t *blk_of,
 		 uint32_t nb, const size_t *first, const double *samples,
 		 uint64_t entry)
@@ -125,6 +189,7 @@ static void pool(struct blk_insn *in, size_t n, const uint32_t *blk_of,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].count = cs[cls[blk_of[i]]] / ci[cls[blk_of[i]]];
+	bound(in, n, blk_of, nb, first, e, ne, cls, cs, ci, ei >= 0 ? blk_of[ei] : 0);
 	free(e);
 	free(cls);
 	free(cs);

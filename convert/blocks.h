@@ -31,7 +31,8 @@ enum blk_stat {
 			 * samples on one instruction, not on the block */
 	BLK_FLOW,	/* BLK_CAPPED, then pooled over the blocks that run
 			 * equally often (cfg.h): more samples to each
-			 * estimate */
+			 * estimate; then each block bounded by what flows
+			 * in and out of it */
 };
 
 /* Split in[0..n) (sorted by vaddr; entry: the function's entry address)

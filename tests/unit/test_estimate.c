@@ -1,6 +1,7 @@
 /* The IP-mode body-count estimators: sum, per-instruction mean, maximum,
  * each rescaled so that the total equals the samples. */
 #include "check.h"
+#include <math.h>
 #include "../../convert/blocks.h"
 #include "../../convert/cfg.h"
 #include "../../convert/estimate.h"
@@ -250,6 +251,41 @@ static void test_blocks_flow(void)
 	CHECK(in[4].count > 3 && in[4].count < 102);	/* capped, not pooled */
 }
 
+/* A hash-chain search: an entry block, the loop's header (a load that
+ * misses, then "found?"), its latch, the "not found" return and the
+ * "found" return.  The header holds the samples of the miss; its
+ * neighbours bound it. */
+static void test_blocks_flow_bound(void)
+{
+	static const struct { uint64_t va; uint32_t len; unsigned kind; uint64_t tgt, s; } f[] = {
+		{ 0x100, 4, 0, UINT64_MAX, 5 },
+		{ 0x104, 4, 0, UINT64_MAX, 5 },
+		{ 0x108, 4, 0, UINT64_MAX, 5 },
+		{ 0x10c, 2, SYM_INSN_BRANCH, 0x120, 5 },	/* empty chain */
+		{ 0x10e, 4, 0, UINT64_MAX, 0 },			/* header */
+		{ 0x112, 2, SYM_INSN_BRANCH, 0x124, 300 },	/* found? */
+		{ 0x114, 4, 0, UINT64_MAX, 0 },			/* latch */
+		{ 0x118, 4, 0, UINT64_MAX, 0 },
+		{ 0x11c, 4, SYM_INSN_BRANCH, 0x10e, 0 },
+		{ 0x120, 4, SYM_INSN_RET, UINT64_MAX, 0 },	/* not found */
+		{ 0x124, 4, 0, UINT64_MAX, 1 },			/* found */
+		{ 0x128, 1, SYM_INSN_RET, UINT64_MAX, 0 },
+	};
+	struct blk_insn in[12];
+	double up_entry = (20 + 3 * sqrt(20) + 1) / 4, up_latch = 1.0 / 3;
+	double up_found = (1 + 3 * sqrt(1) + 1) / 2;
+	double want = up_found + up_latch;	/* out: below in */
+
+	for (size_t i = 0; i < 12; i++)
+		in[i] = (struct blk_insn){ f[i].va, f[i].len, f[i].kind, f[i].tgt, f[i].s, -1 };
+	CHECK(blk_estimate(in, 12, 0x100, BLK_FLOW) == 5);
+	CHECK(want < up_entry + up_latch);
+	CHECK(in[4].count > want - 1e-9 && in[4].count < want + 1e-9);
+	CHECK(in[0].count == 5.0);	/* the entry has no inflow bound */
+	blk_estimate(in, 12, 0x100, BLK_CAPPED);
+	CHECK(in[4].count == 150.0);	/* without the bound */
+}
+
 int main(void)
 {
 	RUN(test_sum);
@@ -258,6 +294,7 @@ int main(void)
 	RUN(test_blocks_edges);
 	RUN(test_cfg_equivalence);
 	RUN(test_blocks_flow);
+	RUN(test_blocks_flow_bound);
 	RUN(test_block_lines);
 	RUN(test_mean);
 	RUN(test_max);
