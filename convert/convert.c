@@ -463,8 +463,6 @@ static const char *callee_name(struct conv *c, uint32_t obj, uint64_t off)
 	return sym_function_name(s, vaddr);
 }
 
-/* A stack edge becomes a call target at the call's location, in the
- * innermost inlined frame that made the call. */
 /* Branch records: a callee's name only at a function's entry, as
  * llvm-profgen names call targets. */
 static const char *lbr_callee(void *arg, uint32_t obj, uint64_t off)
@@ -483,7 +481,7 @@ static const char *lbr_callee(void *arg, uint32_t obj, uint64_t off)
 	return sym_function_name(s, vaddr);
 }
 
-/* Stack mode: the count of a call target.  An edge's samples are the
+/* Stack mode: the count of a call target.  Its edges' samples are the
  * samples taken while the callee (or its callees) ran, called from there:
  * time, not calls.  TARGETS_CALLS counts the calls instead: the call's
  * line count (the executions of its block), shared among the callees seen
@@ -502,14 +500,11 @@ static uint64_t target_count(struct conv *c, struct fsamples *f,
 	return n < 1 ? 1 : n >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)n;
 }
 
-/* site_samples: the samples of all edges from e's call site. */
-static void add_edge(struct conv *c, const struct raw_edge *e,
-		     uint64_t site_samples)
+/* The callee of one stack edge, or NULL after counting why it is dropped;
+ * c->res: the call's inline chain. */
+static const char *edge_callee(struct conv *c, const struct raw_edge *e)
 {
-	const struct sym_result *r = c->res;
 	const struct load_seg *segs;
-	const struct sym_frame *in;
-	struct fsamples *f;
 	const char *callee;
 	uint64_t vaddr;
 	int n;
@@ -519,26 +514,60 @@ static void add_edge(struct conv *c, const struct raw_edge *e,
 	segs = sym_segments(c->sym, &n);
 	if (offset_to_vaddr(segs, n, e->ret_offset, &vaddr)) {
 		c->drop[DROP_NO_SEGMENT] += e->count;
-		return;
+		return NULL;
 	}
 	if (!sym_follows_call(c->sym, vaddr)) {
 		c->drop[DROP_NOT_AFTER_CALL] += e->count;
-		return;
+		return NULL;
 	}
 	/* The call instruction ends at the return address: look it up one
 	 * byte before, where the call's own line and inline chain are. */
 	if (symbolize_offset(c, e->ret_offset, 1, e->count))
-		return;
+		return NULL;
 	callee = callee_name(c, e->callee_obj, e->callee_offset);
-	if (!callee) {
+	if (!callee)
 		c->drop[DROP_NO_CALLEE] += e->count;
-		return;
+	return callee;
+}
+
+struct site_target {
+	const char *name;	/* owned by a symbolizer */
+	uint64_t samples;
+};
+
+/* The n edges of one call site (one return address; an edge per place
+ * in the callee where samples were taken), per callee, as call targets
+ * at the call's location, in the innermost inlined frame that made it. */
+static void add_site(struct conv *c, const struct raw_edge *e, size_t n)
+{
+	struct site_target *t = NULL;
+	size_t nt = 0, cap = 0, k;
+	uint64_t site = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = edge_callee(c, &e[i]);
+
+		site += e[i].count;
+		if (!name)
+			continue;
+		for (k = 0; k < nt && strcmp(t[k].name, name); k++)
+			;
+		if (k == nt) {
+			grow(&t, &cap, nt + 1, sizeof(*t));
+			t[nt++] = (struct site_target){ name, 0 };
+		}
+		t[k].samples += e[i].count;
+		c->edges_used += e[i].count;
 	}
-	in = &r->frames[r->nframes - 1];
-	f = frame_profile(c, r);
-	fs_add_target(f, in->line_offset, in->disc, callee,
-		      target_count(c, f, in, e->count, site_samples));
-	c->edges_used += e->count;
+	if (nt) {
+		const struct sym_frame *in = &c->res->frames[c->res->nframes - 1];
+		struct fsamples *f = frame_profile(c, c->res);
+
+		for (k = 0; k < nt; k++)
+			fs_add_target(f, in->line_offset, in->disc, t[k].name,
+				      target_count(c, f, in, t[k].samples, site));
+	}
+	free(t);
 }
 
 /* The stack edges (sorted by return address: raw/rawprof.c cmp_edge), a
@@ -550,12 +579,9 @@ static void add_edges(struct conv *c)
 	if (c->targets == TARGETS_NONE)
 		return;
 	for (size_t i = 0, j; i < o->nedges; i = j) {
-		uint64_t site = 0;
-
 		for (j = i; j < o->nedges && o->edges[j].ret_offset == o->edges[i].ret_offset; j++)
-			site += o->edges[j].count;
-		for (size_t k = i; k < j; k++)
-			add_edge(c, &o->edges[k], site);
+			;
+		add_site(c, &o->edges[i], j - i);
 	}
 }
 

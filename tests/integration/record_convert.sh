@@ -39,6 +39,16 @@ check "inlined code is a nested call site" sh -c \
 check "call targets from stack edges" sh -c \
 	"awk '/^[^ ]/ { f = \$0 } f ~ /^main:/ && / hot_loop:[1-9]/ { n++ } END { exit !n }' hot.prof"
 
+# --call-targets calls: a single callee's count is its call line's count
+# (at least 1), not the samples taken under it.
+check "call targets as call counts" sh -c \
+	"'$PGOPROF' convert -q hot.raw --binary hot --format llvm-text --call-targets calls -o hot-calls.prof &&
+	 awk '/^[^ ]/ { f = \$0 } f ~ /^main:/ && NF == 3 && \$3 ~ /^hot_loop:/ {
+	      split(\$3, t, \":\"); want = \$2 > 0 ? \$2 : 1; n++; if (t[2] != want) bad++ }
+	      END { exit !(n && !bad) }' hot-calls.prof"
+check "the flow estimator: hot_loop first" sh -c \
+	"'$PGOPROF' convert -q hot.raw --binary hot --format llvm-text --estimator flow | head -n 1 | grep -q '^hot_loop:'"
+
 # clang reads it and annotates the IR.
 "$CLANG" -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=hot.prof -S -emit-llvm \
 	-o hot.ll "$TOP/tests/workloads/hot.c" 2>clang.err
