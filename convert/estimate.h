@@ -49,8 +49,9 @@ void est_add(struct est_table *t, uint64_t key, uint64_t samples,
 int est_uses_blocks(enum estimator e);
 /* The factor that makes the estimator's total equal the sum of samples. */
 long double est_scale(const struct est_table *t, enum estimator e);
-/* The body count of a line: its estimate times scale, rounded; a line with
- * samples (block estimators: in a block with samples) never rounds to 0. */
+/* The body count of a line: its estimate times scale, rounded; 0 for a
+ * line without samples of its own; a line with samples never rounds to
+ * 0. */
 uint64_t est_value(const struct est_line *l, enum estimator e,
 		   long double scale);
 

@@ -165,8 +165,8 @@ static void test_blocks_edges(void)
 	CHECK(blk_estimate(in, 0, 0, BLK_MEAN) == 0);
 }
 
-/* A line spread over two blocks takes the larger block estimate, and a
- * line without samples of its own in a sampled block gets its count. */
+/* A line spread over two blocks takes the larger block estimate; a line
+ * without samples of its own stays out, though its block has samples. */
 static void test_block_lines(void)
 {
 	struct est_table t;
@@ -178,9 +178,10 @@ static void test_block_lines(void)
 	est_add(&t, 2, 0, 0x20, 4.0);	/* line 2: unsampled, block of 4 */
 	est_add(&t, 3, 0, 0x30, 0.0);	/* line 3: cold */
 	est_add(&t, 4, 8, 0x40, 4.0);
-	s = est_scale(&t, EST_BLOCK);	/* 9 samples / (4 + 4 + 4) */
-	CHECK(est_value(line(&t, 1), EST_BLOCK, s) == 3);
-	CHECK(est_value(line(&t, 2), EST_BLOCK, s) == 3);
+	s = est_scale(&t, EST_BLOCK);	/* 9 samples / (4 + 4): 4.5 each */
+	CHECK(est_value(line(&t, 1), EST_BLOCK, s) == 5);
+	CHECK(est_value(line(&t, 4), EST_BLOCK, s) == 5);
+	CHECK(est_value(line(&t, 2), EST_BLOCK, s) == 0);
 	CHECK(est_value(line(&t, 3), EST_BLOCK, s) == 0);
 	CHECK(line(&t, 1)->vaddr == 0x11 && line(&t, 2)->vaddr == 0x20);
 	CHECK(estimator_by_name("block-capped") == EST_BLOCK_CAPPED);
