@@ -229,7 +229,8 @@ fi
 if [ -n "${CG[base_ir]:-}" ]; then
     S[ir_ratio]=$(awk -v a="${CG[cand_ir]}" -v b="${CG[base_ir]}" 'BEGIN { printf "%.6f", (b > 0 ? a / b : 1) }')
 fi
-pgo_gate "$gate" "$strict" "$tol" "${S[ci_low]}" "${S[ci_high]}" "${S[ir_ratio]:-}"
+lo=${S[ci_low]} hi=${S[ci_high]}
+pgo_gate "$gate" "$strict" "$tol" "$lo" "$hi" "${S[ir_ratio]:-}"
 
 # Report.
 spd() { awk -v r="$1" 'BEGIN { printf "%+.2f%%", (r > 0 ? (1 / r - 1) * 100 : 0) }'; } # ratio -> speedup
