@@ -33,6 +33,8 @@ USAGE
 declare -A VARIANTS=(
     [defaults]=""
     [naive]="-X --estimator=sum --call-targets=stack"
+    [sum-calls]="-X --estimator=sum --call-targets=calls"
+    [sum-noprofi]="--no-profi -X --estimator=sum --call-targets=stack"
     [mean-stack]="-X --estimator=mean --call-targets=stack"
     [max-stack]="-X --estimator=max --call-targets=stack"
     [mean-calls]="-X --estimator=mean --call-targets=calls"

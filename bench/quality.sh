@@ -10,7 +10,7 @@ Usage: $0 [OPTIONS]
 
 For each program and compiler, with the defaults a user of pgo/pgo.mk gets
 (clang-16: extbinary, --estimator mean, -fsample-profile-use-profi;
-gcc-12: afdo, --gcc-version 12, --estimator max), builds
+gcc-12: afdo, --gcc-version 12, --estimator sum), builds
 
   baseline      -O2 -g
   instrumented  clang -fprofile-instr-generate/-use, gcc -fprofile-generate/-use
@@ -113,12 +113,12 @@ wl_setup
 
 # ---------------------------------------------------------------- profiles
 
-# The compiler input as pgo.mk makes it (PGO_FORMAT_clang / PGO_FORMAT_gcc,
+# The compiler input as pgo.mk makes it, with its defaults (PGO_FORMAT_clang / PGO_FORMAT_gcc,
 # PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads.
 conv_opts() {
     case $CC in
         clang) CONV=(--format llvm-extbinary --estimator mean); EXT=prof ;;
-        gcc) CONV=(--format afdo --estimator max --gcc-version 12); EXT=afdo ;;
+        gcc) CONV=(--format afdo --estimator sum --gcc-version 12); EXT=afdo ;;
     esac
 }
 use_flags() { # PROFILE: sets USE

@@ -43,10 +43,10 @@ PGO_CC ?= clang-16
 # The release flags: the A/B baseline is built with these alone.
 PGO_RELEASE_CFLAGS ?= -O2 -g
 PGO_DIR ?= .pgo
-# Defaults from bench/results/pgo-compare.md (cachegrind Ir against -O2 on
-# SQLite speedtest1 and bzip2): more samples pay only with profile
-# inference (clang) or with gcc; the per-instruction mean suits clang, the
-# line maximum gcc.
+# Defaults from bench/results/pgo-compare.md and ablation.md (cachegrind Ir
+# against -O2 on SQLite speedtest1, bzip2 and Lua): more samples pay only
+# with profile inference (clang) or with gcc; the per-instruction mean suits
+# clang, the samples themselves (sum) gcc.
 PGO_FREQ ?= 9999
 PGO_PROFI ?= 1
 # PGO_MODE: sample (pgoprof record: samples of the training run, root
@@ -56,7 +56,7 @@ PGO_PROFI ?= 1
 PGO_MODE ?= sample
 pgo-mode-check := $(if $(filter-out sample exact,$(PGO_MODE)),$(error pgo.mk: PGO_MODE is '$(PGO_MODE)': give sample or exact))
 PGO_ESTIMATOR_clang ?= mean
-PGO_ESTIMATOR_gcc ?= max
+PGO_ESTIMATOR_gcc ?= sum
 PGO_RUNS ?= 10
 PGO_WARMUP ?= 1
 PGO_TOLERANCE ?= 0.02

@@ -127,7 +127,7 @@ check "make pgo-profile pgo-build (gcc) exits 0 (rc=$rc)" test $rc -eq 0
 gv=$(gcc -dumpversion | cut -d. -f1)
 check "gcc: sampled build -g -fno-omit-frame-pointer, .afdo for GCC $gv" sh -c \
 	"grep -q -- 'build sampled: gcc -O2 -g -fno-omit-frame-pointer\$' '$D/gcc.log' &&
-	 grep -q -- '--format afdo --estimator max --gcc-version $gv -o $G/wordfreq.afdo' '$D/gcc.log' && test -s '$G/wordfreq.afdo'"
+	 grep -q -- '--format afdo --estimator sum --gcc-version $gv -o $G/wordfreq.afdo' '$D/gcc.log' && test -s '$G/wordfreq.afdo'"
 check "gcc: PGO build with -fauto-profile, no warnings" sh -c \
 	"grep -q -- 'build pgo: gcc -O2 -g -fauto-profile=$G/wordfreq.afdo\$' '$D/gcc.log' && ! grep -q 'warning' '$D/gcc.log'"
 check "gcc: the PGO binary differs from the release binary" sh -c "! cmp -s '$G/pgo/wordfreq' '$G/release/wordfreq'"
