@@ -86,6 +86,9 @@ for v in "${sel[@]}"; do
         { tail -n 20 "$tmp/$v.log" >&2; die "quality.sh failed for variant $v"; }
 done
 
+# In the output, the notes written by hand start at this line and are kept.
+NOTES_MARK='<!-- notes: written by hand, kept when bench/ablation.sh rewrites this file -->'
+
 # "### bzip2, clang-16" sections; the row "| sampled HZ Hz (median ..." has
 # | samples | Ir | Ir vs -O2 | spread | of exact | body | head | target |
 cells() { # FILE -> "wl-cc med spread frac body" lines
@@ -112,5 +115,7 @@ cells() { # FILE -> "wl-cc med spread frac body" lines
         done
         echo
     done
+    # what was written by hand below the marker stays
+    [ "$out" = - ] || [ ! -f "$out" ] || awk -v m="$NOTES_MARK" 'index($0, m) == 1 { p = 1 } p' "$out"
 } >"$tmp/table.md"
 if [ "$out" = - ]; then cat "$tmp/table.md"; else mkdir -p "$(dirname "$out")"; mv "$tmp/table.md" "$out"; echo "ablation: wrote $out" >&2; fi
