@@ -34,6 +34,7 @@ declare -A VARIANTS=(
     [defaults]=""
     [naive]="-X --estimator=sum --call-targets=stack"
     [sum-calls]="-X --estimator=sum --call-targets=calls"
+    [sum-none]="-X --estimator=sum --call-targets=none"
     [sum-noprofi]="--no-profi -X --estimator=sum --call-targets=stack"
     [mean-stack]="-X --estimator=mean --call-targets=stack"
     [max-stack]="-X --estimator=max --call-targets=stack"
