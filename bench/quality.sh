@@ -9,8 +9,9 @@ usage() {
 Usage: $0 [OPTIONS]
 
 For each program and compiler, with the defaults a user of pgo/pgo.mk gets
-(clang-16: extbinary, --estimator mean, -fsample-profile-use-profi;
-gcc-12: afdo, --gcc-version 12, --estimator sum), builds
+(clang-16: extbinary, --estimator sum --call-targets calls,
+-fsample-profile-use-profi; gcc-12: afdo, --gcc-version 12, --estimator sum
+--call-targets stack), builds
 
   baseline      -O2 -g
   instrumented  clang -fprofile-instr-generate/-use, gcc -fprofile-generate/-use
@@ -117,8 +118,10 @@ wl_setup
 # PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads.
 conv_opts() {
     case $CC in
-        clang) CONV=(--format llvm-extbinary --estimator mean); EXT=prof ;;
-        gcc) CONV=(--format afdo --estimator sum --gcc-version 12); EXT=afdo ;;
+        clang) EST=(--estimator sum --call-targets calls)
+               CONV=(--format llvm-extbinary "${EST[@]}"); EXT=prof ;;
+        gcc) EST=(--estimator sum --call-targets stack)
+             CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
     esac
 }
 use_flags() { # PROFILE: sets USE
@@ -166,11 +169,10 @@ convert() {
     [ "$id" = exact ] && bin=$W/bin/ex
     [ "$id" = exact ] || read -ra x <<<"$xopts"
     conv_opts
-    local est=("${CONV[@]:2}")
     "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" "${CONV[@]}" "${x[@]}" \
         -o "$W/prof/$p.$EXT" 2>"$W/logs/convert-$p.log" \
         || { cat "$W/logs/convert-$p.log" >&2; die "pgoprof convert $p failed"; }
-    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" --format llvm-text "${est[@]:0:2}" "${x[@]}" \
+    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" --format llvm-text "${EST[@]}" "${x[@]}" \
         -o "$W/prof/$p.txt" -q || die "pgoprof convert $p --format llvm-text failed"
 }
 

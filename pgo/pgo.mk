@@ -45,8 +45,9 @@ PGO_RELEASE_CFLAGS ?= -O2 -g
 PGO_DIR ?= .pgo
 # Defaults from bench/results/pgo-compare.md and ablation.md (cachegrind Ir
 # against -O2 on SQLite speedtest1, bzip2 and Lua): more samples pay only
-# with profile inference (clang) or with gcc; the per-instruction mean suits
-# clang, the samples themselves (sum) gcc.
+# with profile inference (clang) or with gcc; a line's samples as its count
+# (sum) did best with both compilers, with call counts as call targets for
+# clang and the stack samples for gcc.
 PGO_FREQ ?= 9999
 PGO_PROFI ?= 1
 # PGO_MODE: sample (pgoprof record: samples of the training run, root
@@ -55,8 +56,10 @@ PGO_PROFI ?= 1
 # PMU, the same profile every time, and a training run 20-100x slower).
 PGO_MODE ?= sample
 pgo-mode-check := $(if $(filter-out sample exact,$(PGO_MODE)),$(error pgo.mk: PGO_MODE is '$(PGO_MODE)': give sample or exact))
-PGO_ESTIMATOR_clang ?= mean
+PGO_ESTIMATOR_clang ?= sum
 PGO_ESTIMATOR_gcc ?= sum
+PGO_CALL_TARGETS_clang ?= calls
+PGO_CALL_TARGETS_gcc ?= stack
 PGO_RUNS ?= 10
 PGO_WARMUP ?= 1
 PGO_TOLERANCE ?= 0.02
@@ -93,8 +96,8 @@ PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
 PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
-PGO_FORMAT_clang = --format llvm-extbinary --estimator $(PGO_ESTIMATOR_clang)
-PGO_FORMAT_gcc = --format afdo --estimator $(PGO_ESTIMATOR_gcc) $(if $(PGO_GCC_VERSION),--gcc-version $(PGO_GCC_VERSION))
+PGO_FORMAT_clang = --format llvm-extbinary --estimator $(PGO_ESTIMATOR_clang) --call-targets $(PGO_CALL_TARGETS_clang)
+PGO_FORMAT_gcc = --format afdo --estimator $(PGO_ESTIMATOR_gcc) --call-targets $(PGO_CALL_TARGETS_gcc) $(if $(PGO_GCC_VERSION),--gcc-version $(PGO_GCC_VERSION))
 PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(PGO_MODE)),_exact))
 PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER))
 

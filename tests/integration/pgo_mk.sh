@@ -44,6 +44,8 @@ check "make -j2 pgo-profile pgo-build pgo-validate (clang) exits 0 (rc=$rc)" tes
 check "sampled build has discriminators and frame pointers" grep -q -- \
 	"build sampled: $CLANG -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer\$" "$D/clang.log"
 check "release build is plain -O2 -g" grep -q -- "build release: $CLANG -O2 -g\$" "$D/clang.log"
+check "clang's profile: extbinary, sum, call counts (pgo.mk's defaults)" grep -q -- \
+	"--format llvm-extbinary --estimator sum --call-targets calls -o $C/wordfreq.extbin\$" "$D/clang.log"
 check "PGO build uses the profile, with profile inference" grep -q -- \
 	"build pgo: $CLANG -O2 -g -fprofile-sample-use=$C/wordfreq.extbin -fsample-profile-use-profi\$" "$D/clang.log"
 check "goals ran in order under -j2" sh -c "grep -n -e 'pgoprof-record: wrote' -e 'build pgo:' -e 'build release:' -e '^run 1/' '$D/clang.log' |
@@ -127,7 +129,7 @@ check "make pgo-profile pgo-build (gcc) exits 0 (rc=$rc)" test $rc -eq 0
 gv=$(gcc -dumpversion | cut -d. -f1)
 check "gcc: sampled build -g -fno-omit-frame-pointer, .afdo for GCC $gv" sh -c \
 	"grep -q -- 'build sampled: gcc -O2 -g -fno-omit-frame-pointer\$' '$D/gcc.log' &&
-	 grep -q -- '--format afdo --estimator sum --gcc-version $gv -o $G/wordfreq.afdo' '$D/gcc.log' && test -s '$G/wordfreq.afdo'"
+	 grep -q -- '--format afdo --estimator sum --call-targets stack --gcc-version $gv -o $G/wordfreq.afdo' '$D/gcc.log' && test -s '$G/wordfreq.afdo'"
 check "gcc: PGO build with -fauto-profile, no warnings" sh -c \
 	"grep -q -- 'build pgo: gcc -O2 -g -fauto-profile=$G/wordfreq.afdo\$' '$D/gcc.log' && ! grep -q 'warning' '$D/gcc.log'"
 check "gcc: the PGO binary differs from the release binary" sh -c "! cmp -s '$G/pgo/wordfreq' '$G/release/wordfreq'"
