@@ -11,6 +11,9 @@
 #   bench-quality   bench/quality.sh          -> bench/results/quality.md
 #                   (sampled vs exact-count profiles; ~2 h on 2 CPUs, so
 #                   not part of bench)
+#   bench-ablation  bench/ablation.sh         -> bench/results/ablation.md
+#                   (the converter's rules on and off on bench-quality's
+#                   recordings; ~1 h after it, not part of bench)
 #   bench-readme    bench/results/README.md from the tables there
 
 BENCH_RUNS ?= 15
@@ -19,7 +22,8 @@ BENCH_VARIANTS ?= 999/1/mean/plain,999/1/mean/profi,9999/4/mean/plain,9999/4/mea
 BENCH_CONVERT_ARGS ?=
 BENCH_OVERHEAD_ARGS ?=
 BENCH_TABLES := bench/results/pgo-compare.md bench/results/convert-speed.md \
-	bench/results/collector-overhead.md bench/results/quality.md
+	bench/results/collector-overhead.md bench/results/quality.md \
+	bench/results/ablation.md
 
 bench-pgo: deps all
 	bash bench/pgo-compare.sh -w all -c all -n $(BENCH_RUNS) -V $(BENCH_VARIANTS)
@@ -32,6 +36,9 @@ bench-overhead: all
 
 bench-quality: deps all
 	bash bench/quality.sh
+
+bench-ablation: deps all
+	bash bench/ablation.sh
 
 define bench_readme
 	{ echo '# Benchmark results'; echo; \
@@ -52,4 +59,4 @@ bench: deps all
 bench-readme:
 	$(bench_readme)
 
-.PHONY: bench bench-pgo bench-convert bench-overhead bench-quality bench-readme
+.PHONY: bench bench-pgo bench-convert bench-overhead bench-quality bench-ablation bench-readme
