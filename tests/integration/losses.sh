@@ -78,13 +78,22 @@ check "--ring-size 3000 is refused (not a power of two)" sh -c \
 	"'$TOP/pgoprof-record' --ring-size 3000 -- true 2>&1 >/dev/null | grep -q 'power of two'; test \$? -eq 0"
 check "--max-stacks 0 is refused" sh -c "! '$TOP/pgoprof-record' --max-stacks 0 -- true 2>/dev/null"
 
-# Default sizes: nothing lost on the same workload, and no warning.
+# Default sizes on the same workload: the counts map is big enough, every
+# loss has its reason, and the warning comes exactly when the loss is over
+# 1% (LOST_WARN_PERCENT).  How much is lost is not asserted: the kernel's
+# stack map drops a stack whose hash bucket another stack holds (-EEXIST,
+# lost.stack_map), and where two of a run's few hot stacks collide depends
+# on the load addresses; one such run lost 28 of 713 samples.
 "$PGOPROF" record --call-graph fp -o lost-none.raw -- ./hot 1 >/dev/null 2>lost-none.err
 "$PGOPROF" convert lost-none.raw --binary hot -o lost-none.prof 2>lost-nonec.err
-# Not 0: the kernel's stack map drops a stack whose hash bucket another
-# stack holds (-EEXIST, counted in lost.stack_map); with tens of distinct
-# stacks in 65536 buckets that is rare, but it happens.  Below 1% nothing
-# warns (LOST_WARN_PERCENT).
 taken=$(counter lost-none.raw samples.taken); lost=$(counter lost-none.raw samples.lost)
-check "default maps: under 1% lost ($lost of $taken), no warning" sh -c \
-	"test '${lost:-1}' -le \$(( ${taken:-0} / 100 )) && ! grep -q warning lost-none.err lost-nonec.err"
+sm=$(counter lost-none.raw lost.stack_map); cm=$(counter lost-none.raw lost.counts_map)
+check "default maps: no sample lost for want of map entries (lost.counts_map $cm)" test "${cm:-1}" -eq 0
+check "default maps: every loss has its reason ($lost = $sm + $cm)" test "${lost:-x}" = "$(( ${sm:-0} + ${cm:-0} ))"
+if [ "$(( ${lost:-0} * 100 ))" -gt "${taken:-0}" ]; then
+	check "default maps: $lost of $taken lost (over 1%): record and convert warn" sh -c \
+		"grep -q warning lost-none.err && grep -q warning lost-nonec.err"
+else
+	check "default maps: $lost of $taken lost (1% or less): no warning" sh -c \
+		"! grep -q warning lost-none.err lost-nonec.err"
+fi
