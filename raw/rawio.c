@@ -86,6 +86,31 @@ static uint32_t write_lbr(struct wbuf *b, const struct raw_profile *p)
 	return nsec;
 }
 
+/* The call stacks, after every object that their frames name: u64 count,
+ * u32 depth, then per frame u32 object and u64 file offset. */
+static uint32_t write_stacks(struct wbuf *b, const struct raw_profile *p)
+{
+	size_t s;
+
+	if (!p->stacks.n)
+		return 0;
+	s = section_begin(b, RAW_SEC_STACKS, 0);
+	wb_u64(b, p->stacks.n);
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct raw_stack *st = &p->stacks.v[i];
+		const struct raw_frame *fr = raw_stack_frames(p, st);
+
+		wb_u64(b, st->count);
+		wb_u32(b, st->depth);
+		for (uint32_t j = 0; j < st->depth; j++) {
+			wb_u32(b, fr[j].obj);
+			wb_u64(b, fr[j].offset);
+		}
+	}
+	section_end(b, s);
+	return 1;
+}
+
 int raw_write(struct raw_profile *p, FILE *f)
 {
 	struct wbuf b = { 0 };
@@ -114,6 +139,8 @@ int raw_write(struct raw_profile *p, FILE *f)
 		write_object(&b, &p->objs[i]);
 	{
 		uint32_t nsec = (uint32_t)(2 + p->nobjs) + write_lbr(&b, p);
+
+		nsec += write_stacks(&b, p);
 
 		for (int i = 0; i < 4; i++)
 			b.data[12 + i] = (uint8_t)(nsec >> (8 * i));
@@ -291,6 +318,39 @@ static void parse_branches(struct rbuf *r, struct raw_profile *p)
 	}
 }
 
+/* Frames must name an object read before this section, or a mark. */
+static void parse_stacks(struct rbuf *r, struct raw_profile *p)
+{
+	uint64_t n = rb_count(r, 24);
+	struct raw_frame *f = xcalloc(RAW_STACK_DEPTH_MAX, sizeof(*f));
+
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t count = rb_u64(r);
+		uint32_t depth = rb_u32(r);
+
+		if (!r->failed && (depth == 0 || depth > RAW_STACK_DEPTH_MAX)) {
+			r->pos -= 4;
+			rb_fail(r, "stack %llu: depth %u is not in 1..%d",
+				(unsigned long long)i, depth, RAW_STACK_DEPTH_MAX);
+			break;
+		}
+		for (uint32_t j = 0; j < depth && !r->failed; j++) {
+			f[j].obj = rb_u32(r);
+			f[j].offset = rb_u64(r);
+			if (!r->failed && f[j].obj >= p->nobjs &&
+			    f[j].obj < RAW_FRAME_KERNEL) {
+				r->pos -= 12;
+				rb_fail(r, "stack %llu frame %u: object %u does not exist (%zu objects precede this section)",
+					(unsigned long long)i, j, f[j].obj,
+					p->nobjs);
+			}
+		}
+		if (!r->failed)
+			raw_add_stack(p, f, depth, count);
+	}
+	free(f);
+}
+
 static int check_edges(struct rbuf *r, const struct raw_profile *p)
 {
 	for (size_t i = 0; i < p->nobjs; i++)
@@ -359,10 +419,12 @@ int raw_parse(struct raw_profile *p, const uint8_t *buf, size_t len,
 			parse_ranges(&s, p);
 		else if (type == RAW_SEC_BRANCHES)
 			parse_branches(&s, p);
+		else if (type == RAW_SEC_STACKS)
+			parse_stacks(&s, p);
 		/* Unknown sections are skipped: newer writers may add some. */
 		if (s.failed)
 			r.failed = 1;
-		else if (type >= RAW_SEC_META && type <= RAW_SEC_BRANCHES &&
+		else if (type >= RAW_SEC_META && type <= RAW_SEC_STACKS &&
 			 s.pos != s.len)
 			rb_fail(&s, "%llu bytes left over at the end of section %u",
 				(unsigned long long)(s.len - s.pos), i), r.failed = 1;

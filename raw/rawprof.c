@@ -1,6 +1,7 @@
 /* Raw profile: in-memory tables, canonical form, merge. The byte layout is
  * in rawio.c; docs/raw-format.md specifies it. */
 #include "rawprof.h"
+#include "stacks.h"
 #include "../lib/md5.h"
 #include "../lib/util.h"
 
@@ -34,6 +35,7 @@ void raw_free(struct raw_profile *p)
 	free(p->meta);
 	free(p->counters);
 	free(p->objs);
+	stacks_free(&p->stacks);
 	raw_init(p);
 }
 
@@ -306,6 +308,7 @@ static void renumber(struct raw_profile *p, const uint32_t *newidx, size_t n)
 			if (o->branches[j].to_obj < n)
 				o->branches[j].to_obj = newidx[o->branches[j].to_obj];
 	}
+	stacks_renumber(&p->stacks, newidx, n);
 }
 
 /* Objects in build-ID order, so that merge(A, B) and merge(B, A) are the
@@ -344,6 +347,7 @@ void raw_drop_empty_objects(struct raw_profile *p)
 			if (o->branches[j].to_obj < p->nobjs)
 				used[o->branches[j].to_obj] = 1;
 	}
+	stacks_mark_used(&p->stacks, used, p->nobjs);
 	for (size_t i = 0; i < p->nobjs; i++) {
 		if (!used[i]) {
 			object_free(&p->objs[i]);
@@ -365,6 +369,7 @@ void raw_normalize(struct raw_profile *p)
 	sort(p->counters, p->ncounters, sizeof(*p->counters), cmp_counter);
 	for (size_t i = 0; i < p->nobjs; i++)
 		normalize_object(&p->objs[i]);
+	stacks_sort(&p->stacks);
 }
 
 /* 1 if value is one of the comma-separated items of list. */
@@ -435,6 +440,7 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 				       map[s->branches[j].to_obj], s->branches[j].to,
 				       sat_mul(s->branches[j].count, weight));
 	}
+	stacks_merge(dst, src, map, weight);
 	free(map);
 	raw_normalize(dst);
 }
@@ -457,7 +463,31 @@ size_t raw_saturated(const struct raw_profile *p)
 		for (size_t j = 0; j < o->nbranches; j++)
 			n += o->branches[j].count == UINT64_MAX;
 	}
+	for (size_t i = 0; i < p->stacks.n; i++)
+		n += p->stacks.v[i].count == UINT64_MAX;
 	return n;
+}
+
+/* "stack COUNT OBJ:0xOFFSET ...", leaf first; a mark prints as
+ * "unknown" or "kernel". */
+static void print_stacks(const struct raw_profile *p, FILE *f)
+{
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct raw_stack *s = &p->stacks.v[i];
+		const struct raw_frame *fr = raw_stack_frames(p, s);
+
+		fprintf(f, "stack %llu", (unsigned long long)s->count);
+		for (uint32_t j = 0; j < s->depth; j++) {
+			if (fr[j].obj == RAW_FRAME_UNKNOWN)
+				fprintf(f, " unknown");
+			else if (fr[j].obj == RAW_FRAME_KERNEL)
+				fprintf(f, " kernel");
+			else
+				fprintf(f, " %u:0x%llx", fr[j].obj,
+					(unsigned long long)fr[j].offset);
+		}
+		fputc('\n', f);
+	}
 }
 
 void raw_print(const struct raw_profile *p, FILE *f)
@@ -503,6 +533,7 @@ void raw_print(const struct raw_profile *p, FILE *f)
 				(unsigned long long)o->branches[j].to,
 				(unsigned long long)o->branches[j].count);
 	}
+	print_stacks(p, f);
 }
 
 void raw_add_unattributed(struct raw_profile *p, const char *reason,

@@ -22,6 +22,7 @@ enum raw_section {
 	RAW_SEC_OBJECT = 3,	/* one ELF object: build-ID, IPs, edges */
 	RAW_SEC_RANGES = 4,	/* branch records: fall-through ranges of an object */
 	RAW_SEC_BRANCHES = 5,	/* branch records: taken branches from an object */
+	RAW_SEC_STACKS = 6,	/* whole call stacks, across objects */
 };
 
 /* Standard counter names (docs/raw-format.md lists them all). */
@@ -98,6 +99,38 @@ struct raw_object {
 	size_t nbranches, cap_branches;
 };
 
+/* A frame of a call stack: a file offset in object obj, or one of the
+ * two marks below (offset 0) for a frame that is in no object. */
+#define RAW_FRAME_UNKNOWN UINT32_MAX		/* in no known mapping */
+#define RAW_FRAME_KERNEL (UINT32_MAX - 1)	/* a sample in the kernel */
+/* The deepest stack a reader takes (the kernel gives at most 127 user
+ * frames; perf's sysctl allows more). */
+#define RAW_STACK_DEPTH_MAX 1024
+struct raw_frame {
+	uint32_t obj;
+	uint64_t offset;
+};
+
+/* A whole call stack seen count times: depth frames from frames[first],
+ * the leaf first (the sampled address), then return addresses (the file
+ * offset of the instruction after each call), outermost last.  The IP
+ * samples and edges of its object tables are the same samples, cut into
+ * pairs: stacks are what report, folded output and pprof read. */
+struct raw_stack {
+	uint64_t count;
+	size_t first;
+	uint32_t depth;
+};
+
+struct raw_stacks {
+	struct raw_stack *v;
+	size_t n, cap;
+	struct raw_frame *frames;
+	size_t nframes, cap_frames;
+	uint32_t *index;	/* open addressing: stack number + 1, 0 empty */
+	size_t index_cap;	/* 0: no index (built at the next add) */
+};
+
 struct raw_profile {
 	struct raw_kv *meta;
 	size_t nmeta, cap_meta;
@@ -105,6 +138,7 @@ struct raw_profile {
 	size_t ncounters, cap_counters;
 	struct raw_object *objs;
 	size_t nobjs, cap_objs;
+	struct raw_stacks stacks;
 };
 
 /* Empty profile; free with raw_free(). */
@@ -180,6 +214,30 @@ void raw_add_range(struct raw_object *o, uint64_t begin, uint64_t end,
 		   uint64_t count);
 void raw_add_branch(struct raw_object *o, uint64_t from, uint32_t to_obj,
 		    uint64_t to, uint64_t count);
+
+/* Add count to the stack of depth frames f (leaf first; see struct
+ * raw_stack), a new one if p has no such stack yet.  depth 0 is ignored;
+ * a stack deeper than RAW_STACK_DEPTH_MAX keeps its leaf-side frames.
+ * Frames name objects of p or a RAW_FRAME_ mark. */
+void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
+		   uint32_t depth, uint64_t count);
+/* One sampled stack of depth frames (leaf first, as struct raw_stack),
+ * count times, cut as docs/raw-format.md sections 3.3 and 3.5 say: the
+ * leaf, unless a mark, is an IP sample; each adjacent pair of frames in
+ * objects is a caller->callee edge (a callee above the leaf at its
+ * offset - 1, inside the call); the whole is a stack.  Returns how many
+ * pairs were no edge because a frame is RAW_FRAME_UNKNOWN (the caller
+ * counts them as edges.unattributed; a kernel leaf is no pair).  The one
+ * home of the rule for pgoprof-record and pprof import; perf import
+ * batches the same rule (import/samples.c). */
+uint64_t raw_add_sampled_stack(struct raw_profile *p, const struct raw_frame *f,
+			       uint32_t depth, uint64_t count);
+/* The s->depth frames of stack s of p, leaf first; owned by p. */
+static inline const struct raw_frame *raw_stack_frames(const struct raw_profile *p,
+						       const struct raw_stack *s)
+{
+	return &p->stacks.frames[s->first];
+}
 
 /* Sort every table (objects by build-ID) and add up duplicate keys, so that output is canonical
  * and deterministic.  Counts saturate at UINT64_MAX instead of wrapping. */

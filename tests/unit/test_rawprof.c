@@ -397,8 +397,131 @@ static void test_binary_without_build_id(void)
 	rmdir(dir);
 }
 
+/* Two stacks across objects a and b of p, one of them twice. */
+static void add_stacks(struct raw_profile *p, uint32_t a, uint32_t b)
+{
+	struct raw_frame s1[] = { { b, 0x99 }, { a, 0x1105 }, { a, 0x2000 } };
+	struct raw_frame s2[] = { { RAW_FRAME_KERNEL, 0 }, { a, 0x1105 },
+				  { RAW_FRAME_UNKNOWN, 0 } };
+
+	raw_add_stack(p, s1, 3, 5);
+	raw_add_stack(p, s2, 3, 1);
+	raw_add_stack(p, s1, 3, 2);
+	raw_add_stack(p, s1, 0, 9);	/* depth 0: nothing */
+}
+
+static void test_stacks(void)
+{
+	struct raw_profile p, q, m;
+	size_t len, len2;
+	uint8_t *buf, *buf2;
+
+	build(&p);
+	add_stacks(&p, 0, 1);
+	CHECK(p.stacks.n == 2);
+	CHECK(p.stacks.v[0].count == 7);	/* a stack seen again adds up */
+	buf = serialize(&p, &len);
+	CHECK(raw_parse(&q, buf, len, "mem") == 0);
+	CHECK(q.stacks.n == 2);
+	/* canonical order: frame by frame from the leaf, object first */
+	CHECK(q.stacks.v[0].count == 7 && q.stacks.v[1].count == 1);
+	CHECK(raw_stack_frames(&q, &q.stacks.v[0])[0].obj == 1);
+	CHECK(raw_stack_frames(&q, &q.stacks.v[1])[0].obj == RAW_FRAME_KERNEL);
+	CHECK(raw_stack_frames(&q, &q.stacks.v[1])[2].obj == RAW_FRAME_UNKNOWN);
+	buf2 = serialize(&q, &len2);
+	CHECK(len == len2 && !memcmp(buf, buf2, len));
+	free(buf2);
+
+	/* merge follows objects to their new indexes and adds with weight */
+	raw_init(&m);
+	raw_object(&m, id_b, sizeof(id_b), "/lib/b.so");	/* b is 0 here */
+	raw_merge(&m, &q, 2);
+	raw_merge(&m, &q, 1);
+	CHECK(m.stacks.n == 2);
+	for (size_t i = 0; i < m.stacks.n; i++) {
+		const struct raw_stack *s = &m.stacks.v[i];
+		const struct raw_frame *f = raw_stack_frames(&m, s);
+
+		if (f[0].obj == RAW_FRAME_KERNEL)
+			CHECK(s->count == 3);
+		else
+			CHECK(s->count == 21 && !memcmp(m.objs[f[0].obj].build_id, id_b, sizeof(id_b)) &&
+			      !memcmp(m.objs[f[1].obj].build_id, id_a, sizeof(id_a)));
+	}
+	raw_free(&m);
+	raw_free(&q);
+
+	/* a frame that names an object the file does not have is an error:
+	 * the last stack (the kernel one) ends the file, 3 frames of 12 bytes */
+	{
+		uint8_t *bad = malloc(len);
+		char msg[512];
+
+		memcpy(bad, buf, len);
+		memcpy(bad + len - 36, "\x07\0\0\0", 4);	/* object 7 of 2 */
+		capture_begin();
+		CHECK(raw_parse(&q, bad, len, "bad.raw") == -1);
+		capture_end(msg, sizeof(msg));
+		CHECK(strstr(msg, "bad.raw") && strstr(msg, "stack 1 frame 0: object 7 does not exist"));
+		free(bad);
+	}
+	free(buf);
+	raw_free(&p);
+}
+
+/* An object that only a stack names (its neighbours unresolved, so no
+ * edge) is kept when empty objects are dropped. */
+static void test_stack_keeps_object(void)
+{
+	struct raw_profile p;
+	uint32_t a, b;
+	struct raw_frame f[] = { { RAW_FRAME_UNKNOWN, 0 }, { 0, 0x10 } };
+
+	raw_init(&p);
+	a = raw_object(&p, id_a, sizeof(id_a), "/bin/a");
+	b = raw_object(&p, id_b, sizeof(id_b), "/lib/b.so");
+	raw_add_ip(&p.objs[a], 0x10, 1);
+	f[1].obj = b;
+	raw_add_stack(&p, f, 2, 1);
+	raw_drop_empty_objects(&p);
+	CHECK(p.nobjs == 2);
+	raw_free(&p);
+}
+
+/* The rule that cuts a sampled stack: leaf IP, edges with the callee
+ * inside the call above the leaf, a kernel leaf without IP, unknown
+ * frames counted and not joined. */
+static void test_sampled_stack(void)
+{
+	struct raw_profile p;
+	uint32_t a;
+	struct raw_frame s1[] = { { 0, 0x10 }, { 0, 0x25 }, { 0, 0x40 } };
+	struct raw_frame s2[] = { { RAW_FRAME_KERNEL, 0 }, { 0, 0x30 },
+				  { 0, 0x50 }, { RAW_FRAME_UNKNOWN, 0 } };
+
+	raw_init(&p);
+	a = raw_object(&p, id_a, sizeof(id_a), "/bin/a");
+	CHECK(raw_add_sampled_stack(&p, s1, 3, 2) == 0);
+	CHECK(raw_add_sampled_stack(&p, s2, 4, 3) == 3);
+	raw_normalize(&p);
+	CHECK(p.objs[a].nips == 1 && p.objs[a].ips[0].offset == 0x10 &&
+	      p.objs[a].ips[0].count == 2);
+	CHECK(p.objs[a].nedges == 3);
+	/* (ret, callee): 0x25 -> 0x10 (leaf as is), 0x40 -> 0x24 (a return
+	 * address less 1), 0x50 -> 0x30 (above a kernel leaf: as is) */
+	CHECK(p.objs[a].edges[0].ret_offset == 0x25 && p.objs[a].edges[0].callee_offset == 0x10);
+	CHECK(p.objs[a].edges[1].ret_offset == 0x40 && p.objs[a].edges[1].callee_offset == 0x24);
+	CHECK(p.objs[a].edges[2].ret_offset == 0x50 && p.objs[a].edges[2].callee_offset == 0x30 &&
+	      p.objs[a].edges[2].count == 3);
+	CHECK(p.stacks.n == 2);
+	raw_free(&p);
+}
+
 int main(void)
 {
+	RUN(test_sampled_stack);
+	RUN(test_stacks);
+	RUN(test_stack_keeps_object);
 	RUN(test_same_build_id);
 	RUN(test_id_kinds);
 	RUN(test_binary_without_build_id);
