@@ -121,26 +121,29 @@ static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 	raw_round(g);
 }
 
-/* pgoprof import's rules for a call chain (import/perfdata.c add_stack):
- * the leaf is an IP sample; each return address an edge from its own
- * offset to the frame inside (the leaf's offset; an outer frame's return
- * address - 1, its call). */
+/* pgoprof import's rules for a call chain (raw_add_sampled_stack): the
+ * leaf is an IP sample, each return address an edge, the whole a stack. */
 static void raw_stack(struct gen *g, uint64_t ip, const uint64_t *ret, size_t n)
 {
-	struct raw_profile *p = g->raw;
-	uint64_t off = 0, prev_off = 0;
-	int k, pk = raw_ip(g, ip, &prev_off);
+	struct raw_frame fr[RAW_STACK_DEPTH_MAX];
+	uint32_t nf = 0;
+	uint64_t lost;
 
-	for (size_t i = 0; i < n; i++) {
-		k = resolve(g, ret[i], &off);
-		if (k >= 0 && pk >= 0)
-			raw_add_edge(&p->objs[g->obj[k]], off, g->obj[pk],
-				     i ? prev_off - 1 : prev_off, 1);
-		else
-			raw_add_counter(p, "edges.unattributed", 1);
-		pk = k;
-		prev_off = off;
+	for (size_t i = 0; i <= n && nf < RAW_STACK_DEPTH_MAX; i++) {
+		struct raw_frame *f = &fr[nf++];
+		int k = resolve(g, i ? ret[i - 1] : ip, &f->offset);
+
+		if (k >= 0) {
+			f->obj = g->obj[k];
+			continue;
+		}
+		*f = (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
+		if (!i)
+			raw_add_counter(g->raw, CNT_UNATTR "no_mapping", 1);
 	}
+	lost = raw_add_sampled_stack(g->raw, fr, nf, 1);
+	if (lost)
+		raw_add_counter(g->raw, "edges.unattributed", lost);
 	raw_round(g);
 }
 

@@ -776,46 +776,37 @@ static void run_loop(struct collector *c)
 		serve(c, SERVE_MS, SERVE_MS);
 }
 
-/* One aggregated stack of n frames: the leaf is an IP sample, every
- * adjacent pair of frames a caller->callee edge.  Both the kernel's
- * frame-pointer stacks and the unwound ones come here. */
+/* One aggregated stack of n frames, resolved to file offsets and cut
+ * into an IP sample, edges and a stack by raw_add_sampled_stack().  Both
+ * the kernel's frame-pointer stacks and the unwound ones come here. */
 static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 		      size_t n, uint64_t count)
 {
-	uint32_t obj, prev_obj = 0;
-	uint64_t off, prev_off = 0;
-	enum unattr_reason r, prev_r;
+	struct raw_frame fr[MAX_STACK_DEPTH + 1];
+	uint32_t nf = 0;
+	uint64_t lost;
+
 	/* A leading 0: a sample in the kernel (counted unattributed.kernel
 	 * already), whose user stack gives edges but no IP sample. */
-	int edges_only = n > 1 && ips[0] == 0;
-
-	if (edges_only) {
+	if (n > 1 && ips[0] == 0) {
 		ips++;
 		n--;
+		fr[nf++] = (struct raw_frame){ RAW_FRAME_KERNEL, 0 };
 	}
-	/* Frames above the leaf are return addresses: ips[i] - 1 lies in the
-	 * call instruction, so inside the caller even when the call is the
-	 * function's last instruction.  Edges store that address for callees
-	 * too (docs/raw-format.md). */
-	r = maps_resolve(&c->maps, pid, ips[0], &prev_obj, &prev_off);
-	if (edges_only)
-		;
-	else if (r != UNATTR_NONE)
-		raw_add_unattributed(&c->prof, unattr_name[r], count);
-	else
-		raw_add_ip(&c->prof.objs[prev_obj], prev_off, count);
-	prev_r = r;
-	for (size_t i = 1; i < n && ips[i]; i++) {
-		r = maps_resolve(&c->maps, pid, ips[i], &obj, &off);
-		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			raw_add_edge(&c->prof.objs[obj], off, prev_obj,
-				     i > 1 ? prev_off - 1 : prev_off, count);
-		else
-			raw_add_counter(&c->prof, "edges.unattributed", count);
-		prev_r = r;
-		prev_obj = obj;
-		prev_off = off;
+	for (size_t i = 0; i < n && i < MAX_STACK_DEPTH && (i == 0 || ips[i]); i++) {
+		struct raw_frame *f = &fr[nf++];
+		enum unattr_reason r = maps_resolve(&c->maps, pid, ips[i],
+						    &f->obj, &f->offset);
+
+		if (r == UNATTR_NONE)
+			continue;
+		*f = (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
+		if (nf == 1)	/* the leaf */
+			raw_add_unattributed(&c->prof, unattr_name[r], count);
 	}
+	lost = raw_add_sampled_stack(&c->prof, fr, nf, count);
+	if (lost)
+		raw_add_counter(&c->prof, "edges.unattributed", lost);
 }
 
 static void collect_stats(struct collector *c)

@@ -821,6 +821,7 @@ static void do_sample(struct imp *m, const struct rec *rc)
 	int cpumode = rc->misc & MISC_CPUMODE_MASK;
 	uint64_t ips[MAX_STACK_DEPTH];
 	size_t nips = 0;
+	int chained;
 
 	if (ai < 0) {
 		m->unknown_id++;
@@ -940,12 +941,14 @@ static void do_sample(struct imp *m, const struct rec *rc)
 	} else if (st & S_STACK_USER) {
 		m->dwarf_stacks++;	/* no user registers: the IP only */
 	}
+	chained = nips > 0;
 	if (!nips && (st & S_IP))
 		ips[nips++] = ip;	/* no user call chain: -b */
 	if (!nips)
 		m->s.no_user_stack++;
 	else
-		samples_add_stack(&m->s, samples_key(&m->s, pid), ips, nips);
+		samples_add_stack(&m->s, samples_key(&m->s, pid), ips, nips,
+				  chained);
 	if (br) {
 		if (a->branch_type & BR_CALL_STACK) {
 			m->call_stack_lbr++;

@@ -882,6 +882,7 @@ static void end_sample(struct ps *m)
 {
 	uint64_t ips[MAX_STACK_DEPTH], leaf;
 	size_t nips = 0;
+	int chained;
 	int32_t key;
 
 	m->in_chain = 0;
@@ -912,9 +913,10 @@ static void end_sample(struct ps *m)
 			break;
 		ips[nips++] = a;
 	}
+	chained = nips > 0;
 	if (!nips)
 		ips[nips++] = m->ip;
-	samples_add_stack(&m->s, key, ips, nips);
+	samples_add_stack(&m->s, key, ips, nips, chained);
 branches:
 	if (m->nbr) {
 		samples_add_branches(&m->s, key, m->br, m->nbr, 16, 1);

@@ -377,38 +377,42 @@ static void agg_emit(struct samples *m)
 }
 
 /* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
- * every adjacent pair of frames a caller->callee edge. */
+ * every adjacent pair of frames a caller->callee edge, and the whole is a
+ * stack of the profile. */
 void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
-		       size_t n)
+		       size_t n, int whole)
 {
 	struct samples_agg batch[AGG_BATCH];
+	struct raw_frame fr[RAW_STACK_DEPTH_MAX], f, prev = { 0, 0 };
 	size_t nb = 0;
-	uint32_t obj = 0, prev_obj = 0;
-	uint64_t off = 0, prev_off = 0;
-	enum unattr_reason r, prev_r;
+	uint32_t nf = 0;
+	enum unattr_reason r, prev_r = UNATTR_NONE;
 
-	r = samples_resolve(m, key, ips[0], &prev_obj, &prev_off);
-	if (r != UNATTR_NONE)
-		m->unattr[r]++;
-	else
-		batch[nb++] = (struct samples_agg){ prev_off, 0, 0, prev_obj, 0, K_IP };
-	prev_r = r;
-	for (size_t i = 1; i < n && ips[i]; i++) {
-		r = samples_resolve(m, key, ips[i], &obj, &off);
-		if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			batch[nb++] = (struct samples_agg){ off, i > 1 ? prev_off - 1 : prev_off, 0,
-						    obj, prev_obj, K_EDGE };
+	for (size_t i = 0; i < n && (i == 0 || ips[i]); i++) {
+		r = samples_resolve(m, key, ips[i], &f.obj, &f.offset);
+		if (i == 0 && r != UNATTR_NONE)
+			m->unattr[r]++;
+		else if (i == 0)
+			batch[nb++] = (struct samples_agg){ f.offset, 0, 0, f.obj, 0, K_IP };
+		else if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
+			batch[nb++] = (struct samples_agg){ f.offset,
+				i > 1 ? prev.offset - 1 : prev.offset, 0,
+				f.obj, prev.obj, K_EDGE };
 		else
 			m->edges_unattr++;
+		if (nf < RAW_STACK_DEPTH_MAX)
+			fr[nf++] = r == UNATTR_NONE ? f
+				   : (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
+		prev = f;
 		prev_r = r;
-		prev_obj = obj;
-		prev_off = off;
 		if (nb == AGG_BATCH) {
 			agg_add_batch(m, batch, nb);
 			nb = 0;
 		}
 	}
 	agg_add_batch(m, batch, nb);
+	if (whole)
+		raw_add_stack(m->prof, fr, nf, 1);
 }
 
 /* The taken branches of a branch stack (newest first) and, with ranges,

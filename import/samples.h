@@ -149,9 +149,12 @@ enum unattr_reason samples_resolve(const struct samples *s, int32_t key,
 void samples_time(struct samples *s, uint64_t t);
 
 /* One sample's user stack in address space key: ips[0] the leaf, then
- * the return addresses, n >= 1; a 0 above the leaf ends it. */
+ * the return addresses, n >= 1; a 0 above the leaf ends it.  whole: the
+ * sample carried a call chain (or a stack that was unwound), so the stack
+ * is also kept whole (docs/raw-format.md section 3.5); 0 for a sample's
+ * IP alone. */
 void samples_add_stack(struct samples *s, int32_t key, const uint64_t *ips,
-		       size_t n);
+		       size_t n, int whole);
 
 /* One sample's branch stack in address space key: n entries, newest
  * first, stride bytes apart at e, each starting with the branch's source

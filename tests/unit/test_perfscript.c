@@ -110,7 +110,12 @@ static const char chain_want[] =
 	"  ip 0x1200 1\n"
 	"  edge 0x1300 -> 0:0x1200 1\n"
 	"object 1 build-id " LIB_ID " path /t/lib.so samples 0 ips 0 edges 1 ranges 0 branches 0\n"
-	"  edge 0x2000 -> 0:0x12ff 1\n";
+	"  edge 0x2000 -> 0:0x12ff 1\n"
+	/* whole stacks: the user one, the anonymous leaf whose chain stops
+	 * there, and the unmapped leaf under main */
+	"stack 1 0:0x1200 0:0x1300 1:0x2000\n"
+	"stack 1 unknown\n"
+	"stack 1 unknown 0:0x1300\n";
 
 /* perf 6.3 and older: user frames as offsets into their DSO. */
 static const char chain_offsets[] =
@@ -238,7 +243,9 @@ static void test_field_sets(void)
 		"counter unattributed.kernel = 0\n"
 		"object 0 build-id " EXE_ID " path /t/exe samples 2 ips 1 edges 1 ranges 0 branches 0\n"
 		"  ip 0x1200 2\n"
-		"  edge 0x1300 -> 0:0x1200 1\n"));
+		"  edge 0x1300 -> 0:0x1200 1\n"
+		"stack 1 0:0x1200\n"
+		"stack 1 0:0x1200 0:0x1300\n"));
 	raw_free(&p);
 	/* no build-ID, no local file: known by its path */
 	CHECK(import_text(&p, pid_only, &nlf) == 0);
@@ -289,7 +296,10 @@ static void test_processes(void)
 		"counter unattributed.no_mapping = 1\n"
 		"object 0 build-id " EXE_ID " path /t/exe samples 2 ips 2 edges 0 ranges 0 branches 0\n"
 		"  ip 0x1200 1\n"
-		"  ip 0x1210 1\n"));
+		"  ip 0x1210 1\n"
+		"stack 1 0:0x1200\n"
+		"stack 1 0:0x1210\n"
+		"stack 1 unknown\n"));
 	raw_free(&p);
 }
 
@@ -308,7 +318,8 @@ static const char lbr_want[] =
 	"  branch 0x1210 -> 0:0x1300 1\n"
 	"  branch 0x1280 -> 0:0x1100 1\n"
 	"object 1 build-id " LIB_ID " path /t/lib.so samples 0 ips 0 edges 0 ranges 0 branches 1\n"
-	"  branch 0x1100 -> 0:0x1200 1\n";
+	"  branch 0x1100 -> 0:0x1200 1\n"
+	"%s";
 
 static void test_branch_stacks(void)
 {
@@ -340,7 +351,8 @@ static void test_branch_stacks(void)
 		char *t = cat(i == 3 ? fields_maps : maps, bodies[i]);
 
 		snprintf(want, sizeof(want), lbr_want, i == 2 ? "1" : "0",
-			 i == 2 ? "  edge 0x1300 -> 0:0x1200 1\n" : "");
+			 i == 2 ? "  edge 0x1300 -> 0:0x1200 1\n" : "",
+			 i == 2 ? "stack 1 0:0x1200 0:0x1300\n" : "");
 		CHECK(import_text(&p, t, NULL) == 0);
 		CHECK(same_tables(&p, want));
 		CHECK(!strcmp(meta(&p, "mode"), "import-lbr"));
