@@ -21,7 +21,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 LIB_SRC := lib/util.c lib/bytes.c lib/md5.c
-RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c
+RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
 	   collector/unwind.c collector/unwind_fp.c collector/stacktab.c \

@@ -11,13 +11,21 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pgoprof merge [--weight FILE=N]... -o OUT FILE...\n\n"
+	fprintf(f, "usage: pgoprof merge [--weight FILE=N]... [--keep ID]... [--strip-paths]\n"
+		   "                     -o OUT FILE...\n\n"
 		   "Add raw profiles (from any hosts and runs) into one.  Samples are\n"
 		   "matched by build-ID and file offset, so the sum is exact.  Compiler\n"
 		   "profiles of one kind (LLVM text, LLVM extbinary or GCC .afdo) merge\n"
 		   "into that kind, function by function and line by line.\n\n"
 		   "  -o, --output OUT      the merged profile (written atomically)\n"
 		   "  -w, --weight FILE=N   multiply the counts of FILE by N (integer)\n\n"
+		   "Raw profiles only (what to share of a host's profile):\n"
+		   "  -k, --keep ID         keep only the objects with this build-ID (or\n"
+		   "                        its first 8+ hex digits) or recorded path;\n"
+		   "                        repeat for more; the samples of the others\n"
+		   "                        are counted in filtered.samples\n"
+		   "      --strip-paths     drop object paths and the META values that\n"
+		   "                        hold paths or command lines; build-IDs stay\n\n"
 		   "Compiler profiles only (this also converts between formats):\n"
 		   "  -f, --format FORMAT   write llvm-text, llvm-extbinary or afdo\n"
 		   "                        (default: the kind of the inputs)\n"
@@ -116,6 +124,21 @@ static int write_merged(struct any_profile *p, struct write_options *wo,
 	return 0;
 }
 
+/* Write a merged raw profile, with only the objects keep names (none:
+ * all) and without paths if strip. */
+static int write_raw(struct raw_profile *p, char **keep, int nkeep, int strip,
+		     const char *out)
+{
+	if (nkeep && raw_keep_matching(p, keep, nkeep, "--keep", out))
+		return -1;
+	if (strip)
+		raw_strip_paths(p);
+	if (raw_write_file(p, out))
+		return -1;
+	report_saturated(raw_saturated(p), out);
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -126,17 +149,26 @@ int cmd_merge(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "md5-names", no_argument, NULL, 'M' },
 		{ "compress", no_argument, NULL, 'Z' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "strip-paths", no_argument, NULL, 'S' },
 		{ 0 },
 	};
 	struct write_options wo = { .afdo_version = 2 };
 	const char *out = NULL;
 	char **wfile = xcalloc(argc, sizeof(char *));
 	uint64_t *wval = xcalloc(argc, sizeof(uint64_t));
-	int nw = 0, c, rc = 0;
+	char **keep = xcalloc(argc, sizeof(char *));
+	int nw = 0, nkeep = 0, strip = 0, c, rc = 0;
 	struct any_profile dst = { 0 };
 
-	while ((c = getopt_long(argc, argv, "o:w:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:f:k:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'k':
+			keep[nkeep++] = optarg;
+			break;
+		case 'S':
+			strip = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -184,14 +216,16 @@ int cmd_merge(int argc, char **argv)
 	} else if (dst.is_raw && wo.format != FMT_NONE) {
 		err("--format applies to compiler profiles; raw profiles merge into a raw profile ('pgoprof convert' makes compiler profiles)");
 		rc = 2;
-	} else if (dst.is_raw ? raw_write_file(&dst.raw, out) :
+	} else if (!dst.is_raw && (nkeep || strip)) {
+		err("--keep and --strip-paths apply to raw profiles; compiler profiles name functions, not files");
+		rc = 2;
+	} else if (dst.is_raw ? write_raw(&dst.raw, keep, nkeep, strip, out) :
 		   write_merged(&dst, &wo, out)) {
 		rc = 1;
-	} else if (dst.is_raw) {
-		report_saturated(raw_saturated(&dst.raw), out);
 	}
 	any_profile_free(&dst);
 	free(wfile);
 	free(wval);
+	free(keep);
 	return rc;
 }

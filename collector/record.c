@@ -49,6 +49,8 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_MAX_STACKS 257
 #define OPT_RING_SIZE 258
 #define OPT_CHILDREN 259
+#define OPT_ONLY 260
+#define OPT_STRIP_PATHS 261
 /* Above this share of samples lost, the summary warns (as convert does). */
 #define LOST_WARN_PERCENT 1.0
 /* Up to this rate (Hz) any machine keeps sampling's cost small; above it
@@ -77,6 +79,9 @@ struct options {
 	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
 	int freq_given;		/* -F was on the command line */
 	int children;		/* --children: -p's descendants too */
+	char **only;		/* --only: the objects to keep (none: all) */
+	int nonly;
+	int strip_paths;	/* --strip-paths */
 };
 
 /* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
@@ -129,6 +134,10 @@ static void usage(FILE *f)
 "  --ring-size BYTES    DWARF stacks: the ring buffer (a power of two,\n"
 "                       e.g. 64M; default from -F and the CPUs)\n"
 "  --max-stacks N       fp stacks: entries of the kernel's stack maps\n"
+"  --only BINARY|ID     keep only the samples of this binary (its path\n"
+"                       as mapped) or build-ID (8+ hex digits); repeat\n"
+"                       for more; the others are counted, not kept\n"
+"  --strip-paths        write no paths or command line; build-IDs stay\n"
 "  -q, --quiet          print only errors\n"
 "  -h, --help           this text\n"
 "\n"
@@ -164,6 +173,16 @@ static void parse_call_graph(const char *arg, struct options *o)
 	o->stack_size = (unsigned)n;
 }
 
+/* --only: a build-ID as given; a path as the kernel maps it (absolute,
+ * links resolved) when it resolves, since that is what objects record. */
+static void add_only(struct options *o, const char *arg)
+{
+	char *real = raw_spec_is_build_id(arg) ? NULL : realpath(arg, NULL);
+
+	o->only = xrealloc(o->only, (o->nonly + 1) * sizeof(*o->only));
+	o->only[o->nonly++] = real ? real : xstrdup(arg);
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -179,6 +198,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -228,6 +249,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
+			break;
+		case OPT_ONLY:
+			add_only(o, optarg);
+			break;
+		case OPT_STRIP_PATHS:
+			o->strip_paths = 1;
 			break;
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, o);
@@ -1003,6 +1030,22 @@ static void report_unwinding(const struct collector *c)
 			(unsigned long long)c->cg.ends[UNWIND_COMPLETE], line);
 }
 
+/* --only: what was asked for and nothing else; when it was never
+ * sampled, no object at all (never every object: the option is there so
+ * that the others are not shared). */
+static void keep_only(struct collector *c)
+{
+	uint8_t *none;
+
+	if (!raw_keep_matching(&c->prof, c->opt.only, c->opt.nonly, "--only",
+			       c->opt.output))
+		return;
+	none = xcalloc(c->prof.nobjs ? c->prof.nobjs : 1, 1);
+	raw_keep_objects(&c->prof, none);
+	free(none);
+	warnx("--only: the profile is written without objects");
+}
+
 /* The profile's bytes go to the writer, which has the invoking user's
  * rights (outwriter.c); standard output is the caller's already. */
 static int write_output(struct collector *c)
@@ -1167,6 +1210,10 @@ int main(int argc, char **argv)
 		collect_spilled(&c);
 	}
 	raw_drop_empty_objects(&c.prof);
+	if (c.opt.nonly)
+		keep_only(&c);
+	if (c.opt.strip_paths)
+		raw_strip_paths(&c.prof);
 	if (write_output(&c))
 		rc = 1;
 	else if (!c.opt.quiet)
@@ -1196,6 +1243,9 @@ out:
 	}
 	maps_free(&c.maps);
 	raw_free(&c.prof);
+	for (int i = 0; i < c.opt.nonly; i++)
+		free(c.opt.only[i]);
+	free(c.opt.only);
 	free(c.cpus);
 	free(c.kids);
 	/* Like time(1): a failed training run must fail the CI stage, even

@@ -29,6 +29,7 @@ enum raw_section {
 #define CNT_SAMPLES "samples.taken"
 #define CNT_LOST "samples.lost"
 #define CNT_UNATTR "unattributed."	/* prefix; reason follows */
+#define CNT_FILTERED "filtered.samples"	/* IP samples of objects not kept */
 
 struct raw_kv {
 	char *key, *value;
@@ -257,6 +258,32 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
  * raw_normalize) instead of wrapping, or read so.  0 means every count is
  * exact. */
 size_t raw_saturated(const struct raw_profile *p);
+
+/* Sharing a profile (raw/filter.c; docs/raw-format.md section 6.1). */
+/* 1 if spec reads as a build-ID or its start: 8 to 128 hex digits. */
+int raw_spec_is_build_id(const char *spec);
+/* 1 if object o is what spec names: a build-ID (or its first hex
+ * digits, any case), else the path o was recorded at, exactly. */
+int raw_object_matches(const struct raw_object *o, const char *spec);
+/* Keep only the objects i with keep[i] (p->nobjs flags): the others, the
+ * edges and branches into them, and their ranges go; their frames in
+ * stacks become RAW_FRAME_UNKNOWN and a stack left with no object goes.
+ * The IP samples that went are added to the counter CNT_FILTERED (0
+ * included, so the filter shows).  Returns how many objects were kept;
+ * objects are renumbered. */
+size_t raw_keep_objects(struct raw_profile *p, const uint8_t *keep);
+/* Keep the objects that the n specs name (raw_object_matches), as
+ * raw_keep_objects() does, and say in one line on stderr what was kept
+ * and left out.  -1 with a message naming opt (the option, e.g.
+ * "--keep") and name (the profile) when a spec names no object: nothing
+ * is changed then. */
+int raw_keep_matching(struct raw_profile *p, char *const *specs, int n,
+		      const char *opt, const char *name);
+/* Drop what names files and commands: every object's path becomes "",
+ * and the META keys target, source and perf_cmdline go.  Build-IDs stay.
+ * An object known only by its path (RAW_ID_PATH) keeps its digest, so
+ * convert can match it only with --recorded-path afterwards. */
+void raw_strip_paths(struct raw_profile *p);
 
 /* Write p (normalized first) to f.  Returns 0, or -1 on a write error. */
 int raw_write(struct raw_profile *p, FILE *f);

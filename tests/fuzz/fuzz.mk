@@ -23,7 +23,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm
 
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
-FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c
+FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c import/samples.c collector/buildid.c collector/mappings.c \
 	collector/unwind.c collector/unwind_fp.c \

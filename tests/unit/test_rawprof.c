@@ -517,8 +517,57 @@ static void test_sampled_stack(void)
 	raw_free(&p);
 }
 
+/* Sharing: --keep by build-ID prefix or path; what goes is counted, the
+ * frames of dropped objects become unknown, paths can be stripped. */
+static void test_keep_and_strip(void)
+{
+	struct raw_profile p;
+	char *by_id[] = { "0102030000" }, *by_path[] = { "/lib/b.so" };
+	char *none[] = { "deadbeefdead" };
+	char msg[512];
+
+	build(&p);
+	add_stacks(&p, 0, 1);
+	raw_set_meta(&p, "target", "./secret --token x");
+	raw_normalize(&p);
+	CHECK(raw_object_matches(&p.objs[0], "0102030000000000"));
+	CHECK(raw_object_matches(&p.objs[0], "/bin/a"));
+	CHECK(!raw_object_matches(&p.objs[0], "/bin"));
+	CHECK(!raw_object_matches(&p.objs[1], "0102030000"));
+	capture_begin();
+	CHECK(raw_keep_matching(&p, none, 1, "--keep", "out.raw") == -1);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "--keep deadbeefdead: out.raw has no object with this build-ID") != NULL);
+	CHECK(p.nobjs == 2);	/* unchanged */
+
+	capture_begin();
+	CHECK(raw_keep_matching(&p, by_path, 1, "--keep", "out.raw") == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "kept 1 object; 77 samples of the others left out") != NULL);
+	CHECK(p.nobjs == 1 && !strcmp(p.objs[0].path, "/lib/b.so"));
+	CHECK(p.objs[0].nips == 1 && p.objs[0].nedges == 0);	/* b -> a went */
+	CHECK(raw_get_counter(&p, CNT_FILTERED) == 77);
+	/* the stack b <- a <- a keeps b; the kernel one had only a: gone */
+	CHECK(p.stacks.n == 1);
+	CHECK(raw_stack_frames(&p, &p.stacks.v[0])[0].obj == 0 &&
+	      raw_stack_frames(&p, &p.stacks.v[0])[1].obj == RAW_FRAME_UNKNOWN);
+	raw_strip_paths(&p);
+	CHECK(!strcmp(p.objs[0].path, "") && !raw_get_meta(&p, "target") &&
+	      raw_get_meta(&p, "host"));
+	raw_free(&p);
+
+	build(&p);
+	capture_begin();
+	CHECK(raw_keep_matching(&p, by_id, 1, "--keep", "o") == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK(p.nobjs == 1 && p.objs[0].nedges == 1 &&
+	      raw_get_counter(&p, CNT_FILTERED) == 20);
+	raw_free(&p);
+}
+
 int main(void)
 {
+	RUN(test_keep_and_strip);
 	RUN(test_sampled_stack);
 	RUN(test_stacks);
 	RUN(test_stack_keeps_object);
