@@ -109,7 +109,10 @@ static void usage(FILE *f)
 "\n"
 "Sample user space with BPF on every online CPU and write a raw profile\n"
 "(see pgoprof-raw(5)): branch records (LBR) where the CPU has a branch\n"
-"stack, else cpu-clock samples with frame-pointer stacks.\n"
+"stack, else cpu-clock samples with user stacks: by frame pointers where\n"
+"a file keeps them, else unwound by DWARF CFI with libdw (--call-graph).\n"
+"The default rate (999 Hz) is for production processes; pgo/pgo.mk's\n"
+"training runs use 9999 Hz (PGO_FREQ): they are short and only profiled.\n"
 "\n"
 "  -m, --mode MODE      auto (default: lbr if the CPU can, else stack),\n"
 "                       lbr (fail without branch records), or stack\n"
@@ -797,10 +800,62 @@ static void serve(struct collector *c, int wait_ms, int unwind_ms)
 	dwarfcg_unwind(&c->cg, unwind_ms);
 }
 
+/* How the recording ends, for the line that starts it. */
+static const char *stop_hint(const struct options *o)
+{
+	if (o->command)
+		return "";
+	return o->duration > 0 ? "; Ctrl-C to stop before -d ends it"
+			       : "; Ctrl-C to stop";
+}
+
+/* The kernel's per-CPU statistics, summed (stats map, bpf/record.h). */
+static void read_stats(struct collector *c, uint64_t sum[STAT_MAX])
+{
+	int fd = bpf_map__fd(c->skel->maps.stats);
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v = xcalloc(ncpu, sizeof(*v));
+
+	memset(sum, 0, STAT_MAX * sizeof(*sum));
+	for (uint32_t k = 0; k < STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			sum[k] += v[i];
+	}
+	free(v);
+}
+
+/* Once a second on a terminal: how long, how many samples, how many
+ * lost, on one line rewritten in place.  Nothing when stderr is a file or
+ * a pipe (a CI log), or with -q. */
+static void show_progress(struct collector *c, double *next)
+{
+	uint64_t sum[STAT_MAX];
+	double t = elapsed(c);
+
+	if (t < *next)
+		return;
+	*next = t + 1;
+	read_stats(c, sum);
+	fprintf(stderr, "\r%s: %.0f s, %llu samples, %llu lost ", progname, t,
+		(unsigned long long)sum[STAT_SAMPLES],
+		(unsigned long long)(sum[STAT_STACK_LOST] + sum[STAT_COUNTS_FULL] +
+				     sum[STAT_RINGBUF_LOST]));
+}
+
 static void run_loop(struct collector *c)
 {
-	while (!stop_signal && !target_done(c))
+	int progress = !c->opt.quiet && isatty(STDERR_FILENO);
+	double next = 1;
+
+	while (!stop_signal && !target_done(c)) {
 		serve(c, SERVE_MS, SERVE_MS);
+		if (progress)
+			show_progress(c, &next);
+	}
+	if (progress && next > 1)
+		fputc('\n', stderr);
 }
 
 /* One aggregated stack of n frames, resolved to file offsets and cut
@@ -838,17 +893,9 @@ static void add_stack(struct collector *c, pid_t pid, const uint64_t *ips,
 
 static void collect_stats(struct collector *c)
 {
-	int fd = bpf_map__fd(c->skel->maps.stats);
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v = xcalloc(ncpu, sizeof(*v)), sum[STAT_MAX] = { 0 };
+	uint64_t sum[STAT_MAX];
 
-	for (uint32_t k = 0; k < STAT_MAX; k++) {
-		if (bpf_map_lookup_elem(fd, &k, v))
-			continue;
-		for (int i = 0; i < ncpu; i++)
-			sum[k] += v[i];
-	}
-	free(v);
+	read_stats(c, sum);
 	raw_add_counter(&c->prof, CNT_SAMPLES, sum[STAT_SAMPLES]);
 	raw_add_counter(&c->prof, CNT_LOST, sum[STAT_STACK_LOST] +
 			sum[STAT_COUNTS_FULL] + sum[STAT_RINGBUF_LOST]);
@@ -1185,12 +1232,10 @@ int main(int argc, char **argv)
 	}
 	if (!c.opt.quiet && c.opt.period)
 		fprintf(stderr, "%s: recording a sample every %llu events on %d CPUs%s\n",
-			progname, c.opt.period, c.ncpus,
-			c.opt.command ? "" : "; Ctrl-C to stop");
+			progname, c.opt.period, c.ncpus, stop_hint(&c.opt));
 	else if (!c.opt.quiet)
 		fprintf(stderr, "%s: recording at %lu Hz on %d CPUs%s\n",
-			progname, c.opt.freq, c.ncpus,
-			c.opt.command ? "" : "; Ctrl-C to stop");
+			progname, c.opt.freq, c.ncpus, stop_hint(&c.opt));
 	if (!c.opt.quiet && c.use_cg)
 		fprintf(stderr, "%s: call graph %s: %u bytes of user stack per sample, unwound here (libdw)%s\n",
 			progname, c.opt.call_graph == CG_AUTO ? "auto" : "dwarf",
