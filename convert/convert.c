@@ -646,8 +646,13 @@ static void report(const struct conv *c)
 			progname, c->zero_funcs);
 	for (int i = 0; i < DROP_MAX; i++)
 		if (c->edges_dropped[i])
-			fprintf(stderr, "%s:   %" PRIu64 " edges dropped: %s\n",
-				progname, c->edges_dropped[i], drop_name[i]);
+			fprintf(stderr, "%s:   %" PRIu64 " edges left out: %s%s\n",
+				progname, c->edges_dropped[i],
+				i == DROP_NO_FUNCTION ? "call sites " : "",
+				drop_name[i]);
+	if (c->edges_dropped[DROP_NO_FUNCTION])
+		fprintf(stderr, "%s:   (expected: nearly every stack starts in startup code such as _start, which has no debug info; nothing of the program's own code is lost)\n",
+			progname);
 	if (!c->samples)
 		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
 }
