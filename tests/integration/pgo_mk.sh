@@ -150,3 +150,16 @@ check "PGO_MODE=exact: llvm-profdata reads it" "$PROFDATA" show --sample "${X}1/
 make -C "$EX" "$@" PGO_DIR="${X}1" PGO_MODE=fast pgo-profile >"$D/badmode.log" 2>&1; rc=$?
 check "PGO_MODE of another value is refused (rc=$rc)" sh -c \
 	"test $rc -ne 0 && grep -q 'give sample or exact' '$D/badmode.log'"
+
+# ---- a project that builds in its source tree: docs/pgo.md's Makefile, as printed ----
+T=$D/intree
+mkdir -p "$T" && cp "$EX/wordfreq.c" "$T/"
+awk '/^### A project that builds in its own source tree/ { f = 1 }
+     f && /^```make/ { m = 1; next } m && /^```/ { exit } m' "$TOP/docs/pgo.md" |
+	sed "s|/path/to/pgoprof|$TOP|" >"$T/Makefile"
+make -C "$T" "$@" PGO_CC="$CLANG" pgo-profile pgo-build >"$D/intree.log" 2>&1; rc=$?
+check "in-tree Makefile of docs/pgo.md: pgo-profile pgo-build exits 0 (rc=$rc)" test $rc -eq 0
+check "in-tree: the PGO build is made with the profile" sh -c \
+	"grep -q 'build pgo: .*-fprofile-sample-use=$T/.pgo/wordfreq.extbin' '$D/intree.log' && test -x '$T/.pgo/pgo/wordfreq'"
+check "in-tree: no object of a profiling build is left in the tree" \
+	sh -c "! ls '$T'/*.o '$T/wordfreq' 2>/dev/null | grep -q ."
