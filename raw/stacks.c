@@ -170,7 +170,7 @@ void stacks_sort(struct raw_stacks *t)
 	struct raw_stack *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
 	struct raw_frame *frames = xcalloc(t->nframes ? t->nframes : 1,
 					   sizeof(*frames));
-	size_t nf = 0;
+	size_t nf = 0, n = 0, old_n = t->n, old_nframes = t->nframes;
 
 	for (size_t i = 0; i < t->n; i++)
 		order[i] = i;
@@ -179,18 +179,28 @@ void stacks_sort(struct raw_stacks *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct raw_stack *s = &t->v[order[i]];
 
+		/* equal stacks (frames changed in place) become one */
+		if (n && !cmp_stack(&order[i - 1], &order[i])) {
+			struct raw_stack *d = &v[n - 1];
+
+			d->count = d->count > UINT64_MAX - s->count ? UINT64_MAX
+								    : d->count + s->count;
+			continue;
+		}
 		memcpy(&frames[nf], &t->frames[s->first],
 		       s->depth * sizeof(*frames));
-		v[i] = (struct raw_stack){ s->count, nf, s->depth };
+		v[n++] = (struct raw_stack){ s->count, nf, s->depth };
 		nf += s->depth;
 	}
+	t->n = n;
+	t->nframes = nf;
 	free(order);
 	free(t->v);
 	free(t->frames);
 	t->v = v;
-	t->cap = t->n ? t->n : 1;
+	t->cap = old_n ? old_n : 1;
 	t->frames = frames;
-	t->cap_frames = t->nframes ? t->nframes : 1;
+	t->cap_frames = old_nframes ? old_nframes : 1;
 	reindex(t, t->n);
 }
 

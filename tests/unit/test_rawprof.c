@@ -565,8 +565,28 @@ static void test_keep_and_strip(void)
 	raw_free(&p);
 }
 
+/* Stacks made equal by changing frames in place (fleetgen does) are one
+ * after normalizing, their counts added. */
+static void test_stacks_equal_after_edit(void)
+{
+	struct raw_profile p;
+	struct raw_frame a[] = { { 0, 0x10 }, { 0, 0x20 } }, b[] = { { 0, 0x30 }, { 0, 0x20 } };
+
+	raw_init(&p);
+	raw_object(&p, id_a, sizeof(id_a), "/bin/a");
+	raw_add_stack(&p, a, 2, 3);
+	raw_add_stack(&p, b, 2, 4);
+	p.stacks.frames[p.stacks.v[1].first].offset = 0x10;
+	raw_normalize(&p);
+	CHECK(p.stacks.n == 1 && p.stacks.v[0].count == 7 && p.stacks.nframes == 2);
+	raw_add_stack(&p, a, 2, 1);	/* the index was rebuilt */
+	CHECK(p.stacks.n == 1 && p.stacks.v[0].count == 8);
+	raw_free(&p);
+}
+
 int main(void)
 {
+	RUN(test_stacks_equal_after_edit);
 	RUN(test_keep_and_strip);
 	RUN(test_sampled_stack);
 	RUN(test_stacks);
