@@ -72,6 +72,9 @@ LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c \
 	      collector/buildid.c
 $(B)/bench/lbrgen: $(call obj,$(LBRGEN_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
+# Synthesized fleets of raw profiles, for bench/fleet-merge.sh.
+$(B)/bench/fleetgen: $(call obj,bench/fleetgen.c $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^
 # Fuzz targets (tests/fuzz/README.md): make fuzzers, make fuzz [FUZZ_TIME=60]
 include tests/fuzz/fuzz.mk
 
