@@ -32,6 +32,7 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/overlap.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 	   cli/import.c cli/exact.c cli/compare.c
+REPORT_SRC := report/flame.c
 IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -60,7 +61,7 @@ $(B)/collector/record.o: $(B)/record.skel.h
 pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
+pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(REPORT_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
@@ -84,7 +85,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
-	       collector/probe.c $(IMPORT_SRC)
+	       collector/probe.c $(IMPORT_SRC) $(REPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c
