@@ -31,8 +31,10 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c cli/exact.c cli/compare.c
-REPORT_SRC := report/flame.c
+	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c
+REPORT_SRC := report/intern.c report/demangle.c report/srcline.c report/syms.c \
+	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
+	      report/json.c report/diff.c report/load.c report/flame.c
 IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -61,8 +63,8 @@ $(B)/collector/record.o: $(B)/record.skel.h
 pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(CONV_SRC) $(IMPORT_SRC) $(REPORT_SRC) $(RAW_SRC) $(LIB_SRC))
-	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm
+pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
@@ -96,7 +98,7 @@ $(B)/san/%.o: %.c
 # links without their objects.
 $(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm
+	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty
 
 # test_lbr's samples come from the random walk of tests/lbrgen.
 $(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o

@@ -18,6 +18,8 @@ static const struct {
 	{ "import", cmd_import, "turn a perf.data file (perf record -g or -b) into a raw profile" },
 	{ "check", cmd_check, "tell how well a profile fits a binary" },
 	{ "compare", cmd_compare, "how alike two sample profiles are (weighted overlap)" },
+	{ "report", cmd_report, "the hottest functions and lines of a profile; folded stacks" },
+	{ "diff", cmd_diff, "the functions and lines whose share changed between two profiles" },
 };
 
 static void usage(FILE *f)

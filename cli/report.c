@@ -1,0 +1,546 @@
+/* pgoprof report: where the samples of a profile went, for people (and
+ * scripts: --json; flame graphs: --folded).  Functions with self and
+ * total samples, inlined code credited to the inlined function, C++
+ * names demangled, the hottest source lines, one function's callers and
+ * callees.  The aggregation is report/; this file is options and
+ * printing. */
+#include "cmds.h"
+#include "../lib/util.h"
+#include "../report/folded.h"
+#include "../report/json.h"
+#include "../report/load.h"
+#include "../report/source.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_LIMIT 20
+
+struct ropts {
+	const char **bins;
+	size_t nbin;
+	unsigned flags;
+	int by_total, source, json, folded;
+	long limit;			/* 0: all */
+	const char *function, *output, *path;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pgoprof report PROFILE [--binary ELF]... [OPTIONS]\n\n"
+"Where the samples of a profile went: the hottest functions with their self\n"
+"samples (in their own code) and total samples (with them anywhere in the\n"
+"stack), and the hottest source lines.  Code inlined into a function is\n"
+"credited to the inlined function, with the function it is inlined into as\n"
+"its caller.  PROFILE is a raw profile (pgoprof record, import), named with\n"
+"its binaries, or a compiler sample profile (LLVM text or extbinary, GCC\n"
+".afdo).  A raw profile without stacks has self samples only.\n\n"
+"  -b, --binary ELF     a binary of the raw profile (by build-ID; repeat for\n"
+"                       libraries); an object without one is named from its\n"
+"                       recorded path if the file there is the same, else\n"
+"                       [PATH]\n"
+"  -s, --sort self|total  order of the functions (default self)\n"
+"  -n, --limit N        list N functions and N lines (default %d; 0: all)\n"
+"  -f, --function NAME  that function's callers and callees, with counts\n"
+"      --source         the source text of each hot line, if found\n"
+"      --no-demangle    C++ linkage names as they are\n"
+"      --json           JSON for scripts (docs/report.md gives the schema)\n"
+"      --folded         folded stacks (root;...;leaf COUNT) for flamegraph.pl,\n"
+"                       inferno, speedscope, pprof: raw profiles with stacks\n"
+"  -o, --output FILE    write to FILE (whole or not at all), not standard output\n\n"
+"Exit status: 0 reported; 1 a profile or binary cannot be read, or has not\n"
+"what was asked (no stacks for --folded, no such function); 2 usage.\n",
+		DEFAULT_LIMIT);
+}
+
+static double pct(uint64_t v, uint64_t all)
+{
+	return all ? 100.0 * (double)v / (double)all : 0;
+}
+
+static void header(FILE *out, const struct rep_input *in,
+		   const struct rep_model *m)
+{
+	char why[512];
+	const char *first;
+	size_t n;
+
+	if (!in->prof.is_raw) {
+		fprintf(out, "# %s: %s profile, %" PRIu64 " samples (the functions' TOTALs)\n",
+			in->path, any_profile_kind(&in->prof), m->samples);
+		return;
+	}
+	if (m->walk == REP_WALK_STACKS)
+		fprintf(out, "# %s: raw profile, %" PRIu64 " samples in stacks\n",
+			in->path, m->samples);
+	else if (m->walk == REP_WALK_IPS)
+		fprintf(out, "# %s: raw profile, %" PRIu64 " samples; no stacks: total samples (with callees) are not known, self only\n",
+			in->path, m->samples);
+	else
+		fprintf(out, "# %s: raw profile of branch records, %" PRIu64 " instruction executions (each instruction of each range, decoded); no stacks: totals are not known, self only\n",
+			in->path, m->samples);
+	if (m->skipped)
+		fprintf(out, "# %" PRIu64 " range executions in objects without a binary are not counted: give --binary\n",
+			m->skipped);
+	if (raw_get_counter(&in->prof.raw, CNT_LOST))
+		fprintf(out, "# %" PRIu64 " samples were lost while recording\n",
+			raw_get_counter(&in->prof.raw, CNT_LOST));
+	if (raw_unattributed(&in->prof.raw, why, sizeof(why)))
+		fprintf(out, "# samples outside the objects' code (%s): %s\n",
+			m->has_total ? "in the stacks as [kernel], [unknown]" :
+			"not in this report", why);
+	n = rep_syms_unnamed(in->syms, &first);
+	if (n)
+		fprintf(out, "# %zu object%s without a binary (%s%s): code named [PATH]; give --binary\n",
+			n, n > 1 ? "s" : "", n > 1 ? "first " : "", first ? first : "?");
+}
+
+/* " [inlined into a, b]" for a function that has inlined samples. */
+static void inlined_into(FILE *out, const struct rep_model *m, size_t fn,
+			 int json)
+{
+	size_t *e, n = rep_model_pairs(m, fn, 1, &e), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_edge *p = &m->edges[e[i]];
+
+		if (!p->inlined)
+			continue;
+		if (json) {
+			fputs(k++ ? ", " : "", out);
+			json_str(out, m->funcs[p->caller].name);
+		} else if (k++ < 3) {
+			fprintf(out, "%s%s", k > 1 ? ", " : "  [inlined into ",
+				m->funcs[p->caller].name);
+		}
+	}
+	if (!json && k)
+		fprintf(out, "%s]", k > 3 ? ", ..." : "");
+	free(e);
+}
+
+static size_t count_funcs(const struct rep_model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nfuncs; i++)
+		n += m->funcs[i].self || m->funcs[i].total;
+	return n;
+}
+
+static size_t shown(size_t n, long limit)
+{
+	return limit && (size_t)limit < n ? (size_t)limit : n;
+}
+
+static void text_funcs(FILE *out, const struct rep_model *m,
+		       const struct ropts *o)
+{
+	size_t *ord = rep_model_order(m, o->by_total), n = count_funcs(m);
+
+	fprintf(out, "# functions by %s samples (%zu of %zu)\n",
+		o->by_total ? "total" : "self", shown(n, o->limit), n);
+	fprintf(out, m->has_total ? "#%11s %7s %11s %7s  function\n" :
+		"#%11s %7s  function\n", "self", "%", "total", "%");
+	for (size_t i = 0; i < shown(n, o->limit); i++) {
+		const struct rep_func *f = &m->funcs[ord[i]];
+
+		fprintf(out, " %11" PRIu64 " %6.2f%%", f->self, pct(f->self, m->samples));
+		if (m->has_total)
+			fprintf(out, " %11" PRIu64 " %6.2f%%", f->total,
+				pct(f->total, m->samples));
+		fprintf(out, "  %s", f->name);
+		inlined_into(out, m, ord[i], 0);
+		putc('\n', out);
+	}
+	free(ord);
+}
+
+static size_t count_lines(const struct rep_model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nlines; i++)
+		n += m->lines[i].count > 0;
+	return n;
+}
+
+static void line_where(FILE *out, const struct rep_line *l)
+{
+	if (l->file)
+		fprintf(out, "%s:%" PRIu32, l->file, l->line);
+	else if (l->disc)
+		fprintf(out, "%s:+%" PRIu32 ".%" PRIu32, l->func, l->line, l->disc);
+	else
+		fprintf(out, "%s:+%" PRIu32, l->func, l->line);
+}
+
+static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
+		       struct rep_sources *src)
+{
+	size_t n = count_lines(m);
+
+	rep_model_sort_lines(m);
+	fprintf(out, "\n# source lines by samples (%zu of %zu", shown(n, o->limit), n);
+	if (m->no_line)
+		fprintf(out, "; %" PRIu64 " samples have no line", m->no_line);
+	fprintf(out, ")\n");
+	if (m->from_fs)
+		fprintf(out, "# a compiler profile has line offsets from the function's first line (+N.discriminator), not files\n");
+	fprintf(out, "#%11s %7s  %s  function\n", "samples", "%",
+		m->from_fs ? "function:+offset" : "file:line");
+	for (size_t i = 0; i < shown(n, o->limit); i++) {
+		const struct rep_line *l = &m->lines[i];
+		const char *text;
+
+		fprintf(out, " %11" PRIu64 " %6.2f%%  ", l->count, pct(l->count, m->samples));
+		line_where(out, l);
+		fprintf(out, "  %s\n", l->func);
+		if (!o->source || !l->file)
+			continue;
+		text = rep_source_line(src, l->file, l->line);
+		if (text)
+			fprintf(out, "%21s| %s\n", "", text);
+		else
+			fprintf(out, "%21s| (source not found: %s)\n", "", l->file);
+	}
+}
+
+/* The function the user named: exactly, else the one whose demangled
+ * name is NAME(...).  -1 after a message if none or several. */
+static long find_function(const struct rep_model *m, const char *name,
+			  const char *path)
+{
+	long fn = rep_model_func(m, name), found = -1, several = 0;
+	size_t len = strlen(name);
+
+	if (fn >= 0)
+		return fn;
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		if (strncmp(m->funcs[i].name, name, len) || m->funcs[i].name[len] != '(')
+			continue;
+		if (found >= 0)
+			several = 1;
+		found = (long)i;
+	}
+	if (found < 0)
+		err("%s has no function %s with samples (pgoprof report lists them; --no-demangle for linkage names)",
+		    path, name);
+	else if (several)
+		err("%s has several functions %s(...): give the whole name, as the report prints it",
+		    path, name);
+	return several ? -1 : found;
+}
+
+static void text_pairs(FILE *out, const struct rep_model *m, size_t fn,
+		       int callers)
+{
+	size_t *e, n = rep_model_pairs(m, fn, callers, &e);
+
+	fprintf(out, "\n# %s (%zu): %s\n", callers ? "callers" : "callees", n,
+		m->from_fs ? "call target counts; inlined: the instance's TOTAL" :
+		"samples with the pair in their stack");
+	fprintf(out, "#%11s %7s  %s\n", "samples", "%", callers ? "caller" : "callee");
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_edge *p = &m->edges[e[i]];
+
+		fprintf(out, " %11" PRIu64 " %6.2f%%  %s%s\n", p->count,
+			pct(p->count, m->samples),
+			m->funcs[callers ? p->caller : p->callee].name,
+			p->inlined ? " (inlined)" : "");
+	}
+	free(e);
+}
+
+static void text_function(FILE *out, const struct rep_model *m, size_t fn)
+{
+	const struct rep_func *f = &m->funcs[fn];
+
+	fprintf(out, "# function %s: self %" PRIu64 " (%.2f%%)", f->name, f->self,
+		pct(f->self, m->samples));
+	if (m->has_total)
+		fprintf(out, ", total %" PRIu64 " (%.2f%%)\n", f->total,
+			pct(f->total, m->samples));
+	else
+		fprintf(out, "; total not known (no stacks): callers are the functions it is inlined into\n");
+	text_pairs(out, m, fn, 1);
+	text_pairs(out, m, fn, 0);
+}
+
+/* ---- JSON (docs/report.md, "JSON schema") ---- */
+
+static void json_count(FILE *out, const char *key, uint64_t v, uint64_t all)
+{
+	fprintf(out, "\"%s\": %" PRIu64 ", \"%s_pct\": %.4f", key, v, key, pct(v, all));
+}
+
+static void json_header(FILE *out, const struct rep_input *in,
+			const struct rep_model *m, const struct ropts *o)
+{
+	const struct raw_profile *p = in->prof.is_raw ? &in->prof.raw : NULL;
+	char why[8];
+
+	fprintf(out, "{\n  \"schema\": \"pgoprof-report/1\",\n  \"profile\": ");
+	json_str(out, in->path);
+	fprintf(out, ",\n  \"kind\": ");
+	json_str(out, any_profile_kind(&in->prof));
+	fprintf(out, ",\n  \"stacks\": %s,\n  \"total_known\": %s,\n  \"samples\": %" PRIu64
+		",\n  \"lost\": %" PRIu64 ",\n  \"unattributed\": %" PRIu64
+		",\n  \"no_line\": %" PRIu64 ",\n  \"counts\": \"%s\",\n  \"ranges_not_counted\": %" PRIu64
+		",\n  \"sort\": \"%s\"",
+		p && p->stacks.n ? "true" : "false",
+		m->has_total ? "true" : "false", m->samples,
+		p ? raw_get_counter(p, CNT_LOST) : 0,
+		p ? raw_unattributed(p, why, sizeof(why)) : 0, m->no_line,
+		p && m->walk == REP_WALK_RANGES ? "executions" : "samples", m->skipped,
+		o->by_total ? "total" : "self");
+}
+
+static void json_funcs(FILE *out, const struct rep_model *m,
+		       const struct ropts *o)
+{
+	size_t *ord = rep_model_order(m, o->by_total), n = count_funcs(m);
+
+	fprintf(out, ",\n  \"functions\": [");
+	for (size_t i = 0; i < shown(n, o->limit); i++) {
+		const struct rep_func *f = &m->funcs[ord[i]];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(out, f->name);
+		fprintf(out, ", ");
+		json_count(out, "self", f->self, m->samples);
+		if (m->has_total) {
+			fprintf(out, ", ");
+			json_count(out, "total", f->total, m->samples);
+		} else {
+			fprintf(out, ", \"total\": null, \"total_pct\": null");
+		}
+		fprintf(out, ", \"inlined_into\": [");
+		inlined_into(out, m, ord[i], 1);
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ]");
+	free(ord);
+}
+
+static void json_lines(FILE *out, struct rep_model *m, const struct ropts *o,
+		       struct rep_sources *src)
+{
+	size_t n = count_lines(m);
+
+	rep_model_sort_lines(m);
+	fprintf(out, ",\n  \"lines\": [");
+	for (size_t i = 0; i < shown(n, o->limit); i++) {
+		const struct rep_line *l = &m->lines[i];
+
+		fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
+		json_str(out, l->func);
+		fprintf(out, ", \"file\": ");
+		json_str(out, l->file);
+		fprintf(out, ", \"line\": %" PRIu32 ", \"line_is_offset\": %s, \"discriminator\": %" PRIu32 ", ",
+			l->line, l->file ? "false" : "true", l->disc);
+		json_count(out, "samples", l->count, m->samples);
+		if (o->source) {
+			fprintf(out, ", \"source\": ");
+			json_str(out, l->file ? rep_source_line(src, l->file, l->line) : NULL);
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "\n  ]");
+}
+
+static void json_pairs(FILE *out, const struct rep_model *m, size_t fn,
+		       int callers)
+{
+	size_t *e, n = rep_model_pairs(m, fn, callers, &e);
+
+	fprintf(out, ",\n    \"%s\": [", callers ? "callers" : "callees");
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_edge *p = &m->edges[e[i]];
+
+		fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
+		json_str(out, m->funcs[callers ? p->caller : p->callee].name);
+		fprintf(out, ", ");
+		json_count(out, "samples", p->count, m->samples);
+		fprintf(out, ", \"inlined\": %s}", p->inlined ? "true" : "false");
+	}
+	fprintf(out, "\n    ]");
+	free(e);
+}
+
+static void json_function(FILE *out, const struct rep_model *m, size_t fn)
+{
+	const struct rep_func *f = &m->funcs[fn];
+
+	fprintf(out, ",\n  \"function\": {\n    \"name\": ");
+	json_str(out, f->name);
+	fprintf(out, ",\n    ");
+	json_count(out, "self", f->self, m->samples);
+	if (m->has_total) {
+		fprintf(out, ",\n    ");
+		json_count(out, "total", f->total, m->samples);
+	} else {
+		fprintf(out, ",\n    \"total\": null, \"total_pct\": null");
+	}
+	json_pairs(out, m, fn, 1);
+	json_pairs(out, m, fn, 0);
+	fprintf(out, "\n  }");
+}
+
+/* ---- the command ---- */
+
+static int folded(FILE *out, const struct rep_input *in)
+{
+	struct rep_folded_set f;
+
+	if (!in->prof.is_raw)
+		return err("%s is a compiler profile (%s): folded stacks need a raw profile with stacks (pgoprof record, or pgoprof import of perf record -g)",
+			   in->path, any_profile_kind(&in->prof));
+	if (rep_folded_build(in->syms, &f))
+		return err("%s has no stacks (a STACKS section): folded stacks need them; record with a stack mode (pgoprof record -g), or import perf record -g",
+			   in->path);
+	rep_folded_write(&f, out);
+	rep_folded_free(&f);
+	return 0;
+}
+
+static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
+		  const struct ropts *o)
+{
+	struct rep_sources *src;
+	long fn = -1;
+
+	if (o->folded)
+		return folded(out, in);
+	if (o->by_total && !m->has_total)
+		return err("--sort total: %s has no stacks, so total samples are not known; sort by self",
+			   in->path);
+	if (o->function && (fn = find_function(m, o->function, in->path)) < 0)
+		return -1;
+	src = o->source ? rep_sources_new() : NULL;
+	if (o->json) {
+		json_header(out, in, m, o);
+		if (fn >= 0) {
+			json_function(out, m, (size_t)fn);
+		} else {
+			json_funcs(out, m, o);
+			json_lines(out, m, o, src);
+		}
+		fprintf(out, "\n}\n");
+	} else {
+		header(out, in, m);
+		if (fn >= 0) {
+			text_function(out, m, (size_t)fn);
+		} else {
+			text_funcs(out, m, o);
+			text_lines(out, m, o, src);
+		}
+	}
+	rep_sources_free(src);
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct ropts *o)
+{
+	enum { O_SOURCE = 256, O_NO_DEMANGLE, O_JSON, O_FOLDED };
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'b' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "function", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "source", no_argument, NULL, O_SOURCE },
+		{ "no-demangle", no_argument, NULL, O_NO_DEMANGLE },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "folded", no_argument, NULL, O_FOLDED },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	size_t cap = 0;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "b:s:n:f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			grow(&o->bins, &cap, o->nbin + 1, sizeof(*o->bins));
+			o->bins[o->nbin++] = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "self") && strcmp(optarg, "total"))
+				return err("--sort %s: give self or total", optarg);
+			o->by_total = !strcmp(optarg, "total");
+			break;
+		case 'n':
+			o->limit = strtol(optarg, &end, 10);
+			if (!*optarg || *end || o->limit < 0)
+				return err("--limit %s: give a count, 0 (all) or more", optarg);
+			break;
+		case 'f': o->function = optarg; break;
+		case 'o': o->output = optarg; break;
+		case O_SOURCE: o->source = 1; break;
+		case O_NO_DEMANGLE: o->flags |= REP_NO_DEMANGLE; break;
+		case O_JSON: o->json = 1; break;
+		case O_FOLDED: o->folded = 1; o->flags |= REP_OFFSETS; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return -1;
+	}
+	if (o->folded && (o->json || o->function || o->source || o->by_total))
+		return err("--folded writes folded stacks only: not with --json, --function, --source or --sort");
+	o->path = argv[optind];
+	return 0;
+}
+
+/* Output to standard output, or to a file that appears whole. */
+static int write_out(const struct ropts *o, struct rep_input *in,
+		     struct rep_model *m)
+{
+	struct outfile of;
+
+	if (!o->output || !strcmp(o->output, "-"))
+		return report(stdout, in, m, o) ? -1 : stdout_flush();
+	if (outfile_open(&of, o->output))
+		return -1;
+	if (report(of.f, in, m, o)) {
+		outfile_abort(&of);
+		return -1;
+	}
+	if (ferror(of.f))
+		return outfile_fail(&of);
+	return outfile_commit(&of);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct ropts o = { .limit = DEFAULT_LIMIT };
+	struct strtab names;
+	struct rep_model m;
+	struct rep_input in;
+	int rc = 1;
+
+	if (parse(argc, argv, &o)) {
+		free(o.bins);
+		return 2;
+	}
+	strtab_init(&names);
+	rep_model_init(&m, &names);
+	if (!rep_load(&in, o.path, o.bins, o.nbin, o.flags, &m)) {
+		if (!in.prof.is_raw && o.nbin)
+			warnx("%s is a compiler profile (%s): it names its functions, --binary is not used",
+			      o.path, any_profile_kind(&in.prof));
+		rc = write_out(&o, &in, &m) ? 1 : 0;
+		rep_input_free(&in);
+	}
+	rep_model_free(&m);
+	strtab_free(&names);
+	free(o.bins);
+	return rc;
+}

@@ -1,0 +1,310 @@
+/* The report's aggregation.  Three hash tables over growing arrays; a
+ * stamp per stack counts a function (or a pair) once per stack, which is
+ * what "total" means under recursion (perf report --children does the
+ * same). */
+#include "funcs.h"
+#include "demangle.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rep_model_init(struct rep_model *m, struct strtab *names)
+{
+	memset(m, 0, sizeof(*m));
+	m->names = names;
+}
+
+void rep_model_free(struct rep_model *m)
+{
+	free(m->funcs);
+	free(m->edges);
+	free(m->lines);
+	free(m->fidx.slot);
+	free(m->eidx.slot);
+	free(m->lidx.slot);
+	memset(m, 0, sizeof(*m));
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull + (h >> 29);
+}
+
+/* The slot for an entry of hash h that eq() accepts, or an empty one.
+ * The index grows (rehashing every entry by rehash()) at half full. */
+typedef int eq_fn(const void *m, size_t i, const void *key);
+typedef uint64_t hash_fn(const void *m, size_t i);
+
+static size_t *index_slot(struct rep_index *x, uint64_t h, eq_fn *eq,
+			  const void *m, const void *key)
+{
+	size_t i = (size_t)(h ^ (h >> 31)) & (x->cap - 1);
+
+	while (x->slot[i] && !eq(m, x->slot[i] - 1, key))
+		i = (i + 1) & (x->cap - 1);
+	return &x->slot[i];
+}
+
+static void index_reserve(struct rep_index *x, size_t n, hash_fn *hash,
+			  const void *m)
+{
+	size_t *old = x->slot, ocap = x->cap;
+
+	if (2 * (n + 1) <= x->cap)
+		return;
+	x->cap = ocap ? 2 * ocap : 256;
+	x->slot = xcalloc(x->cap, sizeof(*x->slot));
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i]) {
+			uint64_t h = hash(m, old[i] - 1);
+			size_t k = (size_t)(h ^ (h >> 31)) & (x->cap - 1);
+
+			while (x->slot[k])
+				k = (k + 1) & (x->cap - 1);
+			x->slot[k] = old[i];
+		}
+	}
+	free(old);
+}
+
+/* Functions, by interned name. */
+static uint64_t func_hash(const void *m, size_t i)
+{
+	return mix(0, (uintptr_t)((const struct rep_model *)m)->funcs[i].name);
+}
+
+static int func_eq(const void *m, size_t i, const void *key)
+{
+	return ((const struct rep_model *)m)->funcs[i].name == key;
+}
+
+size_t rep_model_func_add(struct rep_model *m, const char *name)
+{
+	size_t *slot;
+
+	index_reserve(&m->fidx, m->nfuncs, func_hash, m);
+	slot = index_slot(&m->fidx, mix(0, (uintptr_t)name), func_eq, m, name);
+	if (!*slot) {
+		grow(&m->funcs, &m->cap_funcs, m->nfuncs + 1, sizeof(*m->funcs));
+		m->funcs[m->nfuncs] = (struct rep_func){ .name = name };
+		*slot = ++m->nfuncs;
+	}
+	return *slot - 1;
+}
+
+long rep_model_func(const struct rep_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nfuncs; i++)
+		if (!strcmp(m->funcs[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* Pairs, by (caller, callee, inlined). */
+static uint64_t edge_key(size_t caller, size_t callee, int inlined)
+{
+	return mix(mix(mix(0, caller), callee), (uint64_t)inlined);
+}
+
+static uint64_t edge_hash(const void *m, size_t i)
+{
+	const struct rep_edge *e = &((const struct rep_model *)m)->edges[i];
+
+	return edge_key(e->caller, e->callee, e->inlined);
+}
+
+static int edge_eq(const void *m, size_t i, const void *key)
+{
+	const struct rep_edge *e = &((const struct rep_model *)m)->edges[i];
+	const struct rep_edge *k = key;
+
+	return e->caller == k->caller && e->callee == k->callee &&
+	       e->inlined == k->inlined;
+}
+
+struct rep_edge *rep_model_pair(struct rep_model *m, size_t caller,
+				size_t callee, int inlined)
+{
+	struct rep_edge k = { caller, callee, inlined != 0, 0, 0 };
+	size_t *slot;
+
+	index_reserve(&m->eidx, m->nedges, edge_hash, m);
+	slot = index_slot(&m->eidx, edge_key(caller, callee, k.inlined),
+			  edge_eq, m, &k);
+	if (!*slot) {
+		grow(&m->edges, &m->cap_edges, m->nedges + 1, sizeof(*m->edges));
+		m->edges[m->nedges] = k;
+		*slot = ++m->nedges;
+	}
+	return &m->edges[*slot - 1];
+}
+
+/* Lines, by (function, file, line, discriminator). */
+static uint64_t line_key(const struct rep_line *l)
+{
+	return mix(mix(mix(mix(0, (uintptr_t)l->func), (uintptr_t)l->file),
+		       l->line), l->disc);
+}
+
+static uint64_t line_hash(const void *m, size_t i)
+{
+	return line_key(&((const struct rep_model *)m)->lines[i]);
+}
+
+static int line_eq(const void *m, size_t i, const void *key)
+{
+	const struct rep_line *l = &((const struct rep_model *)m)->lines[i];
+	const struct rep_line *k = key;
+
+	return l->func == k->func && l->file == k->file && l->line == k->line &&
+	       l->disc == k->disc;
+}
+
+void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
+		     uint64_t count)
+{
+	size_t *slot;
+
+	index_reserve(&m->lidx, m->nlines, line_hash, m);
+	slot = index_slot(&m->lidx, line_key(k), line_eq, m, k);
+	if (!*slot) {
+		grow(&m->lines, &m->cap_lines, m->nlines + 1, sizeof(*m->lines));
+		m->lines[m->nlines] = *k;
+		m->lines[m->nlines].count = 0;
+		*slot = ++m->nlines;
+	}
+	m->lines[*slot - 1].count = rep_sat_add(m->lines[*slot - 1].count, count);
+}
+
+void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
+			 size_t n, uint64_t count)
+{
+	size_t prev = 0;
+
+	if (!n || !count)
+		return;
+	m->stamp++;
+	m->samples = rep_sat_add(m->samples, count);
+	for (size_t i = 0; i < n; i++) {
+		size_t fi = rep_model_func_add(m, f[i].name);
+
+		if (m->funcs[fi].stamp != m->stamp) {
+			m->funcs[fi].stamp = m->stamp;
+			m->funcs[fi].total = rep_sat_add(m->funcs[fi].total, count);
+		}
+		if (i) {
+			struct rep_edge *e = rep_model_pair(m, prev, fi, f[i].inlined);
+
+			if (e->stamp != m->stamp) {
+				e->stamp = m->stamp;
+				e->count = rep_sat_add(e->count, count);
+			}
+		}
+		if (i == n - 1)
+			m->funcs[fi].self = rep_sat_add(m->funcs[fi].self, count);
+		prev = fi;
+	}
+	if (f[n - 1].file) {
+		struct rep_line k = { f[n - 1].name, f[n - 1].file, f[n - 1].line, 0, 0 };
+
+		rep_model_add_line(m, &k, count);
+	} else {
+		m->no_line = rep_sat_add(m->no_line, count);
+	}
+}
+
+static void model_stack_cb(const struct rep_sframe *f, size_t n,
+			   uint64_t count, void *arg)
+{
+	rep_model_add_stack(arg, f, n, count);
+}
+
+void rep_model_add_raw(struct rep_model *m, struct rep_syms *s)
+{
+	m->walk = rep_walk_raw(s, model_stack_cb, m, &m->skipped);
+	m->has_total = m->walk == REP_WALK_STACKS;
+}
+
+/* qsort has no argument: the model being sorted. */
+static const struct rep_model *sort_model;
+static int sort_total;
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct rep_func *x = &sort_model->funcs[*(const size_t *)a];
+	const struct rep_func *y = &sort_model->funcs[*(const size_t *)b];
+	uint64_t vx = sort_total ? x->total : x->self;
+	uint64_t vy = sort_total ? y->total : y->self;
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+size_t *rep_model_order(const struct rep_model *m, int by_total)
+{
+	size_t *o = xmalloc((m->nfuncs + 1) * sizeof(*o));
+
+	for (size_t i = 0; i < m->nfuncs; i++)
+		o[i] = i;
+	sort_model = m;
+	sort_total = by_total;
+	sort(o, m->nfuncs, sizeof(*o), cmp_func);
+	return o;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct rep_line *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->func, y->func)))
+		return c;
+	if (x->file != y->file)
+		return !x->file ? -1 : !y->file ? 1 : strcmp(x->file, y->file);
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->disc < y->disc ? -1 : x->disc > y->disc;
+}
+
+/* Sorting moves the lines: their index is rebuilt at the next add. */
+void rep_model_sort_lines(struct rep_model *m)
+{
+	sort(m->lines, m->nlines, sizeof(*m->lines), cmp_line);
+	free(m->lidx.slot);
+	memset(&m->lidx, 0, sizeof(m->lidx));
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct rep_edge *x = &sort_model->edges[*(const size_t *)a];
+	const struct rep_edge *y = &sort_model->edges[*(const size_t *)b];
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (sort_total)		/* callers: by caller name */
+		return strcmp(sort_model->funcs[x->caller].name,
+			      sort_model->funcs[y->caller].name);
+	return strcmp(sort_model->funcs[x->callee].name,
+		      sort_model->funcs[y->callee].name);
+}
+
+size_t rep_model_pairs(const struct rep_model *m, size_t fn, int callers,
+		       size_t **out)
+{
+	size_t n = 0;
+
+	*out = xmalloc((m->nedges + 1) * sizeof(**out));
+	for (size_t i = 0; i < m->nedges; i++)
+		if ((callers ? m->edges[i].callee : m->edges[i].caller) == fn)
+			(*out)[n++] = i;
+	sort_model = m;
+	sort_total = callers;
+	sort(*out, n, sizeof(**out), cmp_edge);
+	return n;
+}

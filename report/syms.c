@@ -1,0 +1,396 @@
+/* Raw frames to named frames: binaries found by build-ID, and a cache of
+ * the frames of each (object, offset, leaf), since a stack table repeats
+ * the same return addresses in many stacks. */
+#include "syms.h"
+#include "funcs.h"
+#include "demangle.h"
+#include "srcline.h"
+#include "../convert/symbolize.h"
+#include "../lib/util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct rep_bin {
+	struct symbolizer *sym;
+	struct srcline *src;	/* NULL: no line table */
+};
+
+struct cache_ent {
+	uint32_t obj;
+	uint64_t key;		/* offset << 1 | leaf */
+	size_t first;		/* in pool */
+	int n;			/* 0: empty slot */
+};
+
+struct rep_syms {
+	const struct raw_profile *p;
+	struct strtab *names;
+	unsigned flags;
+	struct rep_bin *bins;	/* one per object; sym NULL: none */
+	unsigned char *used;	/* per --binary: matched an object */
+	struct cache_ent *cache;
+	size_t cache_cap, cache_n;
+	struct rep_sframe *pool;
+	size_t npool, cap_pool;
+	struct rep_sframe one;	/* a mark's frame */
+	struct rep_sframe *walk;	/* rep_walk_raw's stack */
+	size_t cap_walk;
+};
+
+/* 1 if object o has counts of its own, or the profile has stacks (which
+ * may name it). */
+static int has_counts(const struct raw_profile *p, const struct raw_object *o)
+{
+	return o->nips || o->nedges || o->nranges || o->nbranches || p->stacks.n;
+}
+
+static void set_binary(struct rep_syms *s, uint32_t obj, struct symbolizer *sym,
+		       const char *path)
+{
+	s->bins[obj].sym = sym;
+	s->bins[obj].src = srcline_open(path);
+}
+
+/* An object without a --binary: the file at its recorded path, if it is
+ * still the same file. */
+static void recorded_binary(struct rep_syms *s, uint32_t obj)
+{
+	const struct raw_object *o = &s->p->objs[obj];
+	struct symbolizer *sym;
+	const uint8_t *id;
+	size_t len;
+
+	if (!o->path || o->path[0] != '/' || access(o->path, R_OK) ||
+	    o->id_kind == RAW_ID_PATH || !has_counts(s->p, o))
+		return;
+	sym = sym_open(o->path, NULL, 0);
+	if (!sym)
+		return;
+	id = sym_build_id(sym, &len);
+	if (!raw_file_is_object(o, o->path, id, len)) {
+		sym_close(sym);		/* rebuilt since recording */
+		return;
+	}
+	set_binary(s, obj, sym, o->path);
+}
+
+/* Lenient (diff): a binary of the other profile is no error, and no
+ * message, so it is matched by build-ID only, without the explanations
+ * of raw_binary_object. */
+static int given_binary(struct rep_syms *s, const char *raw_path,
+			const char *path, size_t k)
+{
+	struct symbolizer *sym = sym_open(path, NULL, 0);
+	struct raw_binary b = { path, NULL, 0, NULL };
+	int obj;
+
+	if (!sym)
+		return -1;
+	b.build_id = sym_build_id(sym, &b.build_id_len);
+	if (s->flags & REP_LENIENT)
+		obj = b.build_id ? raw_match_object(s->p, b.build_id,
+						    (uint32_t)b.build_id_len) : -1;
+	else
+		obj = raw_binary_object(s->p, raw_path, &b);
+	if (obj < 0 || s->bins[obj].sym) {
+		sym_close(sym);
+		if (obj >= 0)
+			warnx("%s: its object in %s has a binary already; ignored",
+			      path, raw_path);
+		return s->flags & REP_LENIENT ? 0 : -1;
+	}
+	set_binary(s, (uint32_t)obj, sym, path);
+	s->used[k] = 1;
+	return 0;
+}
+
+int rep_syms_binary_used(const struct rep_syms *s, size_t k)
+{
+	return s->used[k];
+}
+
+struct rep_syms *rep_syms_open(const struct raw_profile *p,
+			       const char *raw_path, const char *const *binaries,
+			       size_t nbin, unsigned flags, struct strtab *names)
+{
+	struct rep_syms *s = xcalloc(1, sizeof(*s));
+
+	s->p = p;
+	s->names = names;
+	s->flags = flags;
+	s->bins = xcalloc(p->nobjs + 1, sizeof(*s->bins));
+	s->used = xcalloc(nbin + 1, 1);
+	for (size_t i = 0; i < nbin; i++) {
+		if (given_binary(s, raw_path, binaries[i], i)) {
+			rep_syms_close(s);
+			return NULL;
+		}
+	}
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (!s->bins[i].sym)
+			recorded_binary(s, i);
+	return s;
+}
+
+void rep_syms_close(struct rep_syms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->p->nobjs; i++) {
+		if (s->bins[i].sym)
+			sym_close(s->bins[i].sym);
+		srcline_close(s->bins[i].src);
+	}
+	free(s->bins);
+	free(s->used);
+	free(s->cache);
+	free(s->pool);
+	free(s->walk);
+	free(s);
+}
+
+size_t rep_syms_unnamed(const struct rep_syms *s, const char **first)
+{
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < s->p->nobjs; i++) {
+		const struct raw_object *o = &s->p->objs[i];
+
+		if (s->bins[i].sym || !has_counts(s->p, o))
+			continue;
+		if (!n++)
+			*first = o->path;
+	}
+	return n;
+}
+
+static const char *intern_name(struct rep_syms *s, const char *linkage)
+{
+	char *d = s->flags & REP_NO_DEMANGLE ? NULL : rep_demangle(linkage);
+	const char *r;
+
+	if (!d)
+		return strtab_get(s->names, linkage);
+	r = strtab_get(s->names, d);
+	free(d);
+	return r;
+}
+
+/* "[PATH]" or "[PATH+0xOFFSET]"; a pseudo-path that has brackets of its
+ * own ("[vdso]") keeps them only. */
+static const char *unnamed(struct rep_syms *s, const struct raw_object *o,
+			   uint64_t off)
+{
+	char buf[4200], id[2 * RAW_BUILD_ID_MAX + 1];
+	const char *where = o->path;
+	int len;
+
+	if (!where || !*where) {
+		hex_string(id, o->build_id, o->build_id_len);
+		where = id;
+	}
+	len = (int)strlen(where);
+	if (where[0] == '[' && len > 2 && where[len - 1] == ']') {
+		where++;
+		len -= 2;
+	}
+	if (len > 4000)
+		len = 4000;
+	if (s->flags & REP_OFFSETS)
+		snprintf(buf, sizeof(buf), "[%.*s+0x%" PRIx64 "]", len, where, off);
+	else
+		snprintf(buf, sizeof(buf), "[%.*s]", len, where);
+	return strtab_get(s->names, buf);
+}
+
+static struct rep_sframe *pool_add(struct rep_syms *s)
+{
+	grow(&s->pool, &s->cap_pool, s->npool + 1, sizeof(*s->pool));
+	memset(&s->pool[s->npool], 0, sizeof(*s->pool));
+	return &s->pool[s->npool++];
+}
+
+/* Append f's frames to the pool. */
+static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
+{
+	const struct raw_object *o = &s->p->objs[f->obj];
+	struct rep_bin *b = &s->bins[f->obj];
+	uint64_t off = leaf || !f->offset ? f->offset : f->offset - 1;
+	const struct load_seg *segs;
+	struct sym_result r;
+	const char *name = NULL;
+	uint64_t vaddr;
+	int nseg;
+
+	if (!b->sym) {
+		pool_add(s)->name = unnamed(s, o, f->offset);
+		return;
+	}
+	segs = sym_segments(b->sym, &nseg);
+	if (offset_to_vaddr(segs, nseg, off, &vaddr)) {
+		pool_add(s)->name = unnamed(s, o, f->offset);
+		return;
+	}
+	if (sym_lookup(b->sym, vaddr, &r) == SYM_OK) {
+		for (int i = 0; i < r.nframes; i++) {
+			struct rep_sframe *sf = pool_add(s);
+
+			sf->name = intern_name(s, r.frames[i].name);
+			sf->inlined = i > 0;
+		}
+	} else if ((name = sym_function_name(b->sym, vaddr))) {
+		pool_add(s)->name = intern_name(s, name);
+	} else {
+		pool_add(s)->name = unnamed(s, o, f->offset);
+	}
+	if (leaf && b->src) {
+		struct rep_sframe *last = &s->pool[s->npool - 1];
+		const char *file = srcline_at(b->src, vaddr, &last->line);
+
+		last->file = file ? strtab_get(s->names, file) : NULL;
+		if (!file)
+			last->line = 0;
+	}
+}
+
+static size_t cache_slot(const struct rep_syms *s, uint32_t obj, uint64_t key)
+{
+	uint64_t h = (key ^ ((uint64_t)obj << 40)) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 20) & (s->cache_cap - 1);
+
+	while (s->cache[i].n && (s->cache[i].obj != obj || s->cache[i].key != key))
+		i = (i + 1) & (s->cache_cap - 1);
+	return i;
+}
+
+static void cache_grow(struct rep_syms *s)
+{
+	struct cache_ent *old = s->cache;
+	size_t ocap = s->cache_cap;
+
+	s->cache_cap = ocap ? 2 * ocap : 1024;
+	s->cache = xcalloc(s->cache_cap, sizeof(*s->cache));
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].n)
+			s->cache[cache_slot(s, old[i].obj, old[i].key)] = old[i];
+	free(old);
+}
+
+const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
+					const struct raw_frame *f, int leaf,
+					int *n)
+{
+	uint64_t key = f->offset << 1 | (leaf != 0);
+	struct cache_ent *e;
+
+	if (f->obj >= s->p->nobjs) {
+		memset(&s->one, 0, sizeof(s->one));
+		s->one.name = strtab_get(s->names, f->obj == RAW_FRAME_KERNEL ?
+					 REP_KERNEL : REP_UNKNOWN);
+		*n = 1;
+		return &s->one;
+	}
+	if (2 * (s->cache_n + 1) > s->cache_cap)
+		cache_grow(s);
+	e = &s->cache[cache_slot(s, f->obj, key)];
+	if (!e->n) {
+		size_t first = s->npool;
+
+		lookup(s, f, leaf);
+		*e = (struct cache_ent){ f->obj, key, first, (int)(s->npool - first) };
+		s->cache_n++;
+	}
+	*n = e->n;
+	return &s->pool[e->first];
+}
+
+static void walk_push(struct rep_syms *s, size_t *n, const struct raw_frame *f,
+		      int leaf)
+{
+	int k;
+	const struct rep_sframe *sf = rep_syms_frame(s, f, leaf, &k);
+
+	grow(&s->walk, &s->cap_walk, *n + (size_t)k, sizeof(*s->walk));
+	memcpy(&s->walk[*n], sf, (size_t)k * sizeof(*sf));
+	*n += (size_t)k;
+}
+
+int rep_syms_has_stacks(const struct rep_syms *s)
+{
+	return s->p->stacks.n > 0;
+}
+
+/* Each instruction of range r of object obj, count times: the range
+ * runs from the instruction at begin to the one at end, both file
+ * offsets (docs/raw-format.md, section 3.4), decoded with capstone. */
+static void walk_range(struct rep_syms *s, uint32_t obj,
+		       const struct raw_range *r, rep_stack_cb *cb, void *arg)
+{
+	struct symbolizer *sym = s->bins[obj].sym;
+	const struct load_seg *segs;
+	uint64_t begin, v, end;
+	int nseg;
+
+	segs = sym_segments(sym, &nseg);
+	if (offset_to_vaddr(segs, nseg, r->begin, &begin) ||
+	    offset_to_vaddr(segs, nseg, r->end, &end))
+		return;
+	for (v = begin; v <= end;) {
+		struct raw_frame f = { obj, r->begin + (v - begin) };
+		uint32_t len = 0;
+		size_t n = 0;
+
+		walk_push(s, &n, &f, 1);
+		cb(s->walk, n, r->count, arg);
+		sym_insn_kind(sym, v, &len);
+		if (!len)
+			break;
+		v += len;
+	}
+}
+
+enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
+			   uint64_t *skipped)
+{
+	const struct raw_profile *p = s->p;
+	int ips = 0;
+
+	*skipped = 0;
+	if (p->stacks.n) {
+		for (size_t i = 0; i < p->stacks.n; i++) {
+			const struct raw_stack *st = &p->stacks.v[i];
+			const struct raw_frame *f = raw_stack_frames(p, st);
+			size_t n = 0;
+
+			for (uint32_t j = st->depth; j-- > 0;)
+				walk_push(s, &n, &f[j], j == 0);
+			cb(s->walk, n, st->count, arg);
+		}
+		return REP_WALK_STACKS;
+	}
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		for (size_t k = 0; k < p->objs[i].nips; k++) {
+			struct raw_frame f = { i, p->objs[i].ips[k].offset };
+			size_t n = 0;
+
+			walk_push(s, &n, &f, 1);
+			cb(s->walk, n, p->objs[i].ips[k].count, arg);
+			ips = 1;
+		}
+	}
+	if (ips)
+		return REP_WALK_IPS;
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		for (size_t k = 0; k < p->objs[i].nranges; k++) {
+			if (s->bins[i].sym)
+				walk_range(s, i, &p->objs[i].ranges[k], cb, arg);
+			else
+				*skipped = rep_sat_add(*skipped, p->objs[i].ranges[k].count);
+		}
+	}
+	return REP_WALK_RANGES;
+}
