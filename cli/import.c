@@ -58,6 +58,10 @@ static void usage(FILE *f)
 		   "      --sample-type NAME\n"
 		   "                        pprof: the value that counts samples (default\n"
 		   "                        'samples', else the first)\n"
+		   "      --caller-addresses return|call\n"
+		   "                        pprof: a caller's address is its return address\n"
+		   "                        (perf, eBPF profilers) or inside the call (Go's\n"
+		   "                        runtime/pprof); default: call for Go's profiles\n"
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
 		   "                        a mapping whose build-ID is not in INPUT (MMAP2\n"
 		   "                        record or build-ID table) is kept by its path\n"
@@ -209,12 +213,14 @@ int cmd_import(int argc, char **argv)
 		{ "no-local-files", no_argument, NULL, 'L' },
 		{ "input-format", required_argument, NULL, 'F' },
 		{ "sample-type", required_argument, NULL, 'T' },
+		{ "caller-addresses", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct perfdata_options opt = { 0 };
 	const char *out = "pgoprof.raw", *in, *sample_type = NULL;
+	enum pprof_callers callers = PPROF_CALLERS_AUTO;
 	struct raw_profile prof;
 	uint8_t *buf;
 	size_t len = 0;
@@ -247,6 +253,16 @@ int cmd_import(int argc, char **argv)
 			break;
 		case 'T':
 			sample_type = optarg;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "return"))
+				callers = PPROF_CALLERS_RETURN;
+			else if (!strcmp(optarg, "call"))
+				callers = PPROF_CALLERS_CALL;
+			else {
+				err("--caller-addresses %s: give return or call", optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			quiet = 1;
@@ -287,7 +303,7 @@ int cmd_import(int argc, char **argv)
 	} else if (format == FMT_CALLGRIND)
 		rc = import_callgrind(&prof, argv + optind, argc - optind, buf, len);
 	else if (format == FMT_PPROF)
-		rc = pprof_import(&prof, buf, len, input_name(in), sample_type) ? 1 : 0;
+		rc = pprof_import(&prof, buf, len, input_name(in), sample_type, callers) ? 1 : 0;
 	else if (format == FMT_PERF_SCRIPT)
 		rc = perfscript_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	else

@@ -55,6 +55,7 @@ struct imp {
 	struct map *maps;
 	struct loc *locs;
 	uint64_t negative;
+	int call_pcs;		/* callers' addresses are return address - 1 */
 };
 
 int pprof_probe_gzip(const uint8_t *head, size_t len)
@@ -336,6 +337,8 @@ static long sample_frames(const struct imp *m, size_t k, struct raw_frame *f,
 		f[d] = lc->f;
 		if (lc->why == WHY_KERNEL && d)	/* kernel above user code */
 			f[d].obj = RAW_FRAME_UNKNOWN;
+		else if (d && m->call_pcs && lc->why == WHY_OK)
+			f[d].offset++;	/* the return address */
 		d++;
 	}
 	return d;
@@ -395,6 +398,7 @@ static void header(struct imp *m, size_t vi)
 	snprintf(buf, sizeof(buf), "%s/%s", str_at(pf, pf->sample_type[vi]->type),
 		 str_at(pf, pf->sample_type[vi]->unit));
 	raw_set_meta(m->p, "pprof_sample_type", buf);
+	raw_set_meta(m->p, "pprof_callers", m->call_pcs ? "call" : "return");
 	/* A time period is cpu-clock's: its sample_period is nanoseconds. */
 	if (pf->period > 0 && pt && pu) {
 		raw_set_meta(m->p, "event", !strcmp(pu, "nanoseconds") ? "cpu-clock" : pt);
@@ -413,7 +417,35 @@ static void header(struct imp *m, size_t vi)
 	raw_add_counter(m->p, CNT_LOST, 0);
 }
 
-static int import_profile(struct imp *m, const char *sample_type)
+/* Go's runtime/pprof writes a caller's address as runtime.Frame.PC, the
+ * return address - 1 (runtime/pprof/proto.go).  Its CPU profiles have
+ * exactly the values samples/count and cpu/nanoseconds and the Go
+ * runtime's functions; pgoprof's own (the same values) say pgoprof in a
+ * comment. */
+static int written_by_go(const Profile *pf)
+{
+	const char *t0, *t1, *c;
+	int go = 0;
+
+	if (pf->n_sample_type != 2)
+		return 0;
+	t0 = str_at(pf, pf->sample_type[0]->type);
+	t1 = str_at(pf, pf->sample_type[1]->type);
+	if (!t0 || !t1 || strcmp(t0, "samples") || strcmp(t1, "cpu"))
+		return 0;
+	for (size_t k = 0; k < pf->n_comment; k++)
+		if ((c = str_at(pf, pf->comment[k])) && strstr(c, "pgoprof"))
+			return 0;
+	for (size_t k = 0; k < pf->n_function && !go; k++) {
+		const char *n = str_at(pf, pf->function[k]->name);
+
+		go = n && (!strcmp(n, "runtime.main") || !strcmp(n, "runtime.goexit"));
+	}
+	return go;
+}
+
+static int import_profile(struct imp *m, const char *sample_type,
+			  enum pprof_callers callers)
 {
 	size_t vi = 0;
 	uint64_t div;
@@ -426,6 +458,11 @@ static int import_profile(struct imp *m, const char *sample_type)
 	if (pick_value(m, sample_type, &vi, &div) || read_mappings(m))
 		return -1;
 	read_locations(m);
+	m->call_pcs = callers == PPROF_CALLERS_CALL ||
+		      (callers == PPROF_CALLERS_AUTO && written_by_go(m->pf));
+	if (callers == PPROF_CALLERS_AUTO && m->call_pcs)
+		warnx("%s: written by Go's runtime/pprof, it seems: a caller's address is taken as the call's (return address - 1); --caller-addresses return if it is not",
+		      m->name);
 	if (refuse_symbolized(m) || read_samples(m, vi, div))
 		return -1;
 	header(m, vi);
@@ -435,7 +472,8 @@ static int import_profile(struct imp *m, const char *sample_type)
 }
 
 int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
-		 const char *name, const char *sample_type)
+		 const char *name, const char *sample_type,
+		 enum pprof_callers callers)
 {
 	struct imp m = { .p = p, .name = name };
 	uint8_t *plain = NULL;
@@ -453,7 +491,7 @@ int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 		return err("%s: not a pprof profile: its %zu bytes of protobuf do not parse as a Profile (profile.proto)",
 			   name, len);
 	m.pf = pf;
-	rc = import_profile(&m, sample_type);
+	rc = import_profile(&m, sample_type, callers);
 	perftools__profiles__profile__free_unpacked(pf, NULL);
 	free(m.map_ids), free(m.loc_ids), free(m.maps), free(m.locs);
 	if (rc) {

@@ -18,12 +18,19 @@ int pprof_probe_gzip(const uint8_t *head, size_t len);
  * type, else 0. */
 int pprof_probe_proto(const uint8_t *buf, size_t len);
 
+/* What the address of a location above the leaf is: the return address
+ * (perf, eBPF profilers, pgoprof), or an address inside the call, return
+ * address - 1 (Go's runtime/pprof: runtime.Frame.PC).  AUTO takes CALL
+ * for a profile that looks written by Go's runtime (docs/pprof.md). */
+enum pprof_callers { PPROF_CALLERS_AUTO, PPROF_CALLERS_RETURN, PPROF_CALLERS_CALL };
+
 /* Import the pprof profile buf (len bytes, gzipped or not) into p.  Each
  * Location's address is a file offset of the object of its Mapping:
  * address - memory_start + file_offset, the object named by the Mapping's
  * build_id (hex), else by its filename (raw_path_object); a Sample's
  * locations (leaf first; a location's inline lines are one frame) go to
- * raw_add_sampled_stack(), count = the value of the sample type named
+ * raw_add_sampled_stack() (a caller's address made a return address, see
+ * callers), count = the value of the sample type named
  * sample_type (NULL: "samples" if there is one, else the first value, as
  * samples when its unit is the period's).  Samples that cannot be
  * attributed are counted in unattributed.REASON and edges.unattributed.
@@ -32,6 +39,7 @@ int pprof_probe_proto(const uint8_t *buf, size_t len);
  * that name, a profile with function names but no addresses), leaving p
  * empty. */
 int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
-		 const char *name, const char *sample_type);
+		 const char *name, const char *sample_type,
+		 enum pprof_callers callers);
 
 #endif

@@ -6,9 +6,12 @@
 # - pgoprof show --format pprof writes pprof that 'go tool pprof' reads:
 #   -top -noinlines gives the self samples per function that pgoprof show
 #   --binary gives for the raw profile, -traces the inline chain
-#   innermost first, -raw the mapping of the PT_LOAD segment;
+#   innermost first, -raw the mapping of the PT_LOAD segment, and its
+#   own symbolizer (-symbolize=force) finds the same functions;
 # - pgoprof import of it gives the same stacks, IPs and edges; so does
 #   the file re-encoded by 'go tool pprof -proto' (Google's encoder);
+# - Go's own CPU profile (tests/workloads/gospin.go) imports and converts,
+#   its callers' addresses (return address - 1) made return addresses;
 # - a truncated or garbage file fails in one line naming it, writing
 #   nothing;
 # - as root, a recording of hot converts and go tool pprof's top function
@@ -109,6 +112,13 @@ go tool pprof -top -noinlines hot.pb.gz 2>/dev/null >top.txt
 awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $1, $6 }' top.txt | sort >go.top
 check "go tool pprof -top: the same self samples per function as the raw profile ($(tr '\n' ' ' <self.top))" \
 	sh -c "test -s self.top && cmp self.top go.top"
+# pprof's own symbolizer reads the binaries again at the mappings'
+# addresses: the same functions if address - memory_start + file_offset
+# is the file offset.
+go tool pprof -symbolize=force -top -noinlines hot.pb.gz 2>/dev/null >force.txt
+awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $1, $6 }' force.txt | sort >force.top
+check "go tool pprof -symbolize=force (its own symbolizer, from the mappings) agrees" \
+	sh -c "test -s self.top && cmp self.top force.top"
 go tool pprof -traces hot.pb.gz 2>/dev/null >traces.txt
 check "go tool pprof -traces: mix inlined in hot_loop, called from main, 50 times" sh -c \
 	"grep -A2 '^ *50 *mix (inline)' traces.txt | tr '\n' ' ' | tr -s ' ' | grep -q 'mix (inline) hot_loop main'"
@@ -120,6 +130,25 @@ check "the Mapping of hot is its executable PT_LOAD ($seg)" sh -c \
 go tool pprof -proto hot.pb.gz >google.pb.gz 2>/dev/null
 "$PGOPROF" import -q google.pb.gz -o google.raw 2>google.err
 same "go tool pprof -proto (Google's encoder) imports to the same stacks" hot.raw google.raw
+
+# Go's own CPU profile (runtime/pprof): callers' addresses are the call's
+# (return address - 1), which import makes return addresses again, so that
+# convert finds the calls (edges) main.main -> main.spin.
+if go build -o gospin "$TOP/tests/workloads/gospin.go" 2>go.err && ./gospin go.pb.gz; then
+	"$PGOPROF" import go.pb.gz -o go.raw 2>goimp.err
+	check "a Go CPU profile imports, taken as Go's (call addresses)" grep -q "written by Go's runtime/pprof" goimp.err
+	"$PGOPROF" convert go.raw --binary gospin --format llvm-text -o go.txt 2>goconv.err
+	n=$(fn_total go.txt main.spin)
+	check "it converts: main.spin has ${n:-no} samples" test "${n:-0}" -gt 0
+	calls=$(sed -n 's/.*: \([0-9]*\) of [0-9]* stack edges became call targets/\1/p' goconv.err)
+	"$PGOPROF" import -q --caller-addresses return go.pb.gz -o goret.raw 2>/dev/null
+	"$PGOPROF" convert goret.raw --binary gospin --format llvm-text -o /dev/null 2>goret.err
+	ret=$(sed -n 's/.*: \([0-9]*\) of [0-9]* stack edges became call targets/\1/p' goret.err)
+	check "its callers' edges become call targets ($calls; taken as return addresses: $ret)" \
+		sh -c "test '${calls:-0}' -gt 0 && test '${ret:-0}' -lt '${calls:-0}'"
+else
+	fail "go build and run tests/workloads/gospin.go" "$(head -n 2 go.err | tr '\n' ' ')"
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP pprof record: needs root for BPF"

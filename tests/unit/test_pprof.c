@@ -1,6 +1,7 @@
 /* pprof out and in (convert/pprof.c, import/pprof.c) on synthesized raw
  * profiles: raw -> pprof -> raw gives the same objects, IP samples,
- * edges and stacks, marks included; a profile without stacks gives its IP
+ * edges and stacks, marks included (and callers one byte on when taken
+ * as call addresses, as Go writes them); a profile without stacks gives its IP
  * samples; a symbolized-only profile (built here with the protoc-c code)
  * is refused and says why; damaged files are named in one line. */
 #include "check.h"
@@ -82,7 +83,7 @@ static int round_trip(struct raw_profile *p, struct raw_profile *q)
 		return -1;
 	buf = slurp(tmp, &len);
 	raw_init(q);
-	rc = buf ? pprof_import(q, buf, len, "synth.pb.gz", NULL) : -1;
+	rc = buf ? pprof_import(q, buf, len, "synth.pb.gz", NULL, PPROF_CALLERS_AUTO) : -1;
 	free(buf);
 	return rc;
 }
@@ -111,6 +112,30 @@ static void test_round_trip_stacks(void)
 	CHECK(raw_get_meta(&q, "sample_period") &&
 	      !strcmp(raw_get_meta(&q, "sample_period"), "1000000"));
 	free(a), free(b);
+	raw_free(&p), raw_free(&q);
+}
+
+/* --caller-addresses call: callers' addresses are return address - 1, so
+ * they come back one byte on; the leaf and the marks stay. */
+static void test_call_addresses(void)
+{
+	struct pprof_write_opts o = { .raw_name = "synth", .quiet = 1 };
+	struct raw_profile p, q;
+	uint8_t *buf;
+	size_t len;
+	char *b;
+
+	synth(&p, 1);
+	CHECK(pprof_write_file(&p, tmp, &o) == 0);
+	buf = slurp(tmp, &len);
+	raw_init(&q);
+	CHECK(buf && pprof_import(&q, buf, len, "go.pb.gz", NULL, PPROF_CALLERS_CALL) == 0);
+	b = tables(&q);
+	CHECK(strstr(b, "stack 5 1:0x300 0:0x201 0:0x111\n") != NULL);
+	CHECK(strstr(b, "stack 1 0:0x104 unknown 0:0x221\n") != NULL);
+	CHECK(strstr(b, "stack 2 kernel 0:0x211\n") != NULL);
+	CHECK(raw_get_meta(&q, "pprof_callers") && !strcmp(raw_get_meta(&q, "pprof_callers"), "call"));
+	free(b), free(buf);
 	raw_free(&p), raw_free(&q);
 }
 
@@ -176,7 +201,7 @@ static void test_uncompressed_with_address(void)
 
 	CHECK(pprof_probe_proto(buf, len) == 1);
 	raw_init(&q);
-	CHECK(pprof_import(&q, buf, len, "one.pb", NULL) == 0);
+	CHECK(pprof_import(&q, buf, len, "one.pb", NULL, PPROF_CALLERS_AUTO) == 0);
 	CHECK(q.nobjs == 1 && q.objs[0].nips == 1 && q.objs[0].ips[0].offset == 0x234 &&
 	      q.objs[0].ips[0].count == 4);
 	free(buf);
@@ -193,7 +218,7 @@ static void test_symbolized_only_refused(void)
 
 	raw_init(&q);
 	capture_begin();
-	rc = pprof_import(&q, buf, len, "heap.pb", NULL);
+	rc = pprof_import(&q, buf, len, "heap.pb", NULL, PPROF_CALLERS_AUTO);
 	capture_end(msg, sizeof(msg));
 	CHECK(rc == -1);
 	CHECK(q.nobjs == 0);
@@ -216,17 +241,17 @@ static void test_damaged(void)
 	CHECK(round_trip(&p, &q) == 0);
 	raw_free(&q);
 	buf = slurp(tmp, &len);
-	CHECK(pprof_import(&q, buf, len / 2, "cut.pb.gz", NULL) == -1);
+	CHECK(pprof_import(&q, buf, len / 2, "cut.pb.gz", NULL, PPROF_CALLERS_AUTO) == -1);
 	capture_end(msg, sizeof(msg));
 	CHECK(strstr(msg, "cut.pb.gz: truncated gzip data") != NULL);
 	CHECK(q.nobjs == 0);
 	capture_begin();
-	CHECK(pprof_import(&q, garbage, sizeof(garbage), "junk.pb", NULL) == -1);
+	CHECK(pprof_import(&q, garbage, sizeof(garbage), "junk.pb", NULL, PPROF_CALLERS_AUTO) == -1);
 	capture_end(msg, sizeof(msg));
 	CHECK(strstr(msg, "junk.pb: not a pprof profile") != NULL);
 	CHECK(pprof_probe_proto(garbage, sizeof(garbage)) == 0);
 	capture_begin();
-	CHECK(pprof_import(&q, buf, len, "x.pb.gz", "alloc_space") == -1);
+	CHECK(pprof_import(&q, buf, len, "x.pb.gz", "alloc_space", PPROF_CALLERS_AUTO) == -1);
 	capture_end(msg, sizeof(msg));
 	CHECK(strstr(msg, "x.pb.gz: no sample type alloc_space; it has: samples, cpu") != NULL);
 	free(buf);
@@ -244,6 +269,7 @@ int main(void)
 		return 1;
 	close(fd);
 	RUN(test_round_trip_stacks);
+	RUN(test_call_addresses);
 	RUN(test_no_stacks);
 	RUN(test_uncompressed_with_address);
 	RUN(test_symbolized_only_refused);
