@@ -318,6 +318,9 @@ int cmd_import(int argc, char **argv)
 		exact_report(out, &prof);
 	else if (!rc && !quiet)
 		report(&prof, out);
+	if (!rc && !quiet && format == FMT_PPROF && raw_get_counter(&prof, "edges.unattributed"))
+		fprintf(stderr, "%s: %" PRIu64 " caller->callee pairs with a frame in no object are no edges (edges.unattributed)\n",
+			progname, raw_get_counter(&prof, "edges.unattributed"));
 	raw_free(&prof);
 	return rc;
 }

@@ -312,8 +312,9 @@ static void fill_location(struct pw *w, Location *l, const struct lockey *k)
 			m->memory_limit = k->off + 1;
 		return;
 	}
-	if (offset_to_vaddr(os->segs, os->nsegs, k->off, &vaddr))
-		vaddr = os->segs[seg].vaddr + (k->off - os->segs[seg].offset);
+	/* The mapping's own segment: address - memory_start + file_offset
+	 * is the file offset whatever other segments hold it. */
+	vaddr = os->segs[seg].vaddr + (k->off - os->segs[seg].offset);
 	l->address = vaddr;
 	/* A return address is symbolized inside its call. */
 	symbolize(w, l, m, os->s, k->leaf || !vaddr ? vaddr : vaddr - 1);

@@ -19,8 +19,9 @@ typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Mapping Mapping;
 typedef Perftools__Profiles__Location Location;
 
-/* The most a gzipped profile inflates to, in bytes. */
-#define PPROF_MAX ((size_t)1 << 32)
+/* The most a gzipped profile inflates to, in bytes (1 GiB, as
+ * STREAM_MAX_MIB for a stream). */
+#define PPROF_MAX ((size_t)1 << 30)
 
 /* Why a frame is in no object: the unattributed.* reason of a leaf. */
 enum why { WHY_OK, WHY_KERNEL, WHY_NO_MAPPING, WHY_ANONYMOUS, WHY_NO_ADDRESS };
@@ -51,7 +52,7 @@ struct imp {
 	struct raw_profile *p;
 	const Profile *pf;
 	const char *name;
-	struct idx *map_ids, *loc_ids;
+	struct idx *map_ids, *loc_ids, *fn_ids;
 	struct map *maps;
 	struct loc *locs;
 	uint64_t negative;
@@ -152,6 +153,7 @@ static struct idx *index_ids(size_t n, uint64_t (*get)(const Profile *, size_t),
 
 static uint64_t map_id(const Profile *pf, size_t k) { return pf->mapping[k]->id; }
 static uint64_t loc_id(const Profile *pf, size_t k) { return pf->location[k]->id; }
+static uint64_t fn_id(const Profile *pf, size_t k) { return pf->function[k]->id; }
 
 /* Table index of id in v (n entries), or -1. */
 static long find_id(const struct idx *v, size_t n, uint64_t id)
@@ -210,17 +212,13 @@ static int read_mappings(struct imp *m)
 }
 
 /* The first line's function name of l, or "". */
-static const char *first_function(const Profile *pf, const Location *l)
+static const char *first_function(const struct imp *m, const Location *l)
 {
 	uint64_t fid = l->n_line ? l->line[0]->function_id : 0;
+	long k = find_id(m->fn_ids, m->pf->n_function, fid);
+	const char *s = k >= 0 ? str_at(m->pf, m->pf->function[k]->name) : NULL;
 
-	for (size_t k = 0; fid && k < pf->n_function; k++)
-		if (pf->function[k]->id == fid) {
-			const char *s = str_at(pf, pf->function[k]->name);
-
-			return s ? s : "";
-		}
-	return "";
+	return s ? s : "";
 }
 
 /* Each Location as a frame: the file offset of its address in its
@@ -230,6 +228,7 @@ static void read_locations(struct imp *m)
 	const Profile *pf = m->pf;
 
 	m->locs = xcalloc(pf->n_location + 1, sizeof(*m->locs));
+	m->fn_ids = index_ids(pf->n_function, fn_id, pf);
 	for (size_t k = 0; k < pf->n_location; k++) {
 		const Location *l = pf->location[k];
 		long mi = find_id(m->map_ids, pf->n_mapping, l->mapping_id);
@@ -238,7 +237,7 @@ static void read_locations(struct imp *m)
 
 		lc->f = (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
 		if (!mp)	/* pgoprof writes a kernel frame so */
-			lc->why = !strcmp(first_function(pf, l), "[kernel]")
+			lc->why = !strcmp(first_function(m, l), "[kernel]")
 					  ? WHY_KERNEL : WHY_NO_MAPPING;
 		else if (m->maps[mi].why)
 			lc->why = m->maps[mi].why;
@@ -493,7 +492,7 @@ int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	m.pf = pf;
 	rc = import_profile(&m, sample_type, callers);
 	perftools__profiles__profile__free_unpacked(pf, NULL);
-	free(m.map_ids), free(m.loc_ids), free(m.maps), free(m.locs);
+	free(m.map_ids), free(m.loc_ids), free(m.fn_ids), free(m.maps), free(m.locs);
 	if (rc) {
 		raw_free(p);
 		raw_init(p);
