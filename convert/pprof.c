@@ -421,24 +421,75 @@ static void main_mapping(struct pw *w)
 		segment_of(&w->os[obj], p->objs[obj].ips[ip].offset));
 }
 
-/* Every stack, or without stacks every IP sample, as a Sample. */
+/* A leaf of the stacks: its count summed over the stacks. */
+struct leaf {
+	uint32_t obj;
+	uint64_t off, count;
+};
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct leaf *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The stacks' leaves in objects, sorted, duplicates summed. */
+static struct leaf *stack_leaves(const struct raw_profile *p, size_t *n)
+{
+	struct leaf *v = xcalloc(p->stacks.n + 1, sizeof(*v));
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct raw_frame *f = raw_stack_frames(p, &p->stacks.v[i]);
+
+		if (f[0].obj < p->nobjs)
+			v[k++] = (struct leaf){ f[0].obj, f[0].offset, p->stacks.v[i].count };
+	}
+	sort(v, k, sizeof(*v), cmp_leaf);
+	*n = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (*n && !cmp_leaf(&v[*n - 1], &v[i]))
+			v[*n - 1].count += v[i].count;
+		else
+			v[(*n)++] = v[i];
+	}
+	return v;
+}
+
+/* Every stack as a Sample; then the IP samples that no stack has (a raw
+ * profile without stacks, or merged with one of branch records), each
+ * as a Sample of one location, which is said. */
 static void add_samples(struct pw *w, const char *raw_name)
 {
 	const struct raw_profile *p = w->p;
+	size_t nleaves;
+	struct leaf *leaves = stack_leaves(p, &nleaves);
+	uint64_t alone = 0;
 
 	for (size_t i = 0; i < p->stacks.n; i++)
 		add_sample(w, raw_stack_frames(p, &p->stacks.v[i]),
 			   p->stacks.v[i].depth, p->stacks.v[i].count);
-	if (p->stacks.n)
-		return;
-	warnx("%s has no stacks (STACKS section): each IP sample is a sample of one location, without its callers",
-	      raw_name);
 	for (size_t i = 0; i < p->nobjs; i++)
 		for (size_t k = 0; k < p->objs[i].nips; k++) {
-			struct raw_frame f = { (uint32_t)i, p->objs[i].ips[k].offset };
+			struct leaf key = { (uint32_t)i, p->objs[i].ips[k].offset, 0 };
+			const struct leaf *l = bsearch(&key, leaves, nleaves, sizeof(key), cmp_leaf);
+			uint64_t c = p->objs[i].ips[k].count, in = l ? l->count : 0;
 
-			add_sample(w, &f, 1, p->objs[i].ips[k].count);
+			if (c > in) {
+				add_sample(w, &(struct raw_frame){ key.obj, key.off }, 1, c - in);
+				alone += c - in;
+			}
 		}
+	free(leaves);
+	if (alone && !p->stacks.n)
+		warnx("%s has no stacks (STACKS section): each IP sample is a sample of one location, without its callers",
+		      raw_name);
+	else if (alone)
+		warnx("%s: %" PRIu64 " IP samples are in no stack: written as samples of one location, without their callers",
+		      raw_name, alone);
 }
 
 static uint64_t meta_u64(const struct raw_profile *p, const char *key)

@@ -13,10 +13,12 @@ struct pprof_write_opts {
 	int quiet;			/* no summary line on stderr */
 };
 
-/* Write p to path ("-": standard output, not a terminal) as a gzipped
- * pprof Profile, atomically (temporary + rename).  One Sample per stack of
- * p's STACKS section (its locations leaf first), or, without stacks, one
- * one-location Sample per IP sample (said on stderr).  Each object is
+/* Write p (normalized: raw_normalize, as raw_read_file leaves it) to path
+ * ("-": standard output, not a terminal) as a gzipped pprof Profile,
+ * atomically (temporary + rename).  One Sample per stack of p's STACKS
+ * section (its locations leaf first), and one one-location Sample for
+ * the IP samples that no stack has (all of them without stacks; said on
+ * stderr).  Each object is
  * symbolized with the first of o->binaries that is it (raw_file_is_object;
  * for an object known by path only, the same file name), else with the
  * file at its recorded path if that file is still it; unsymbolized

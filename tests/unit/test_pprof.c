@@ -79,6 +79,7 @@ static int round_trip(struct raw_profile *p, struct raw_profile *q)
 	size_t len;
 	int rc;
 
+	raw_normalize(p);
 	if (pprof_write_file(p, tmp, &o))
 		return -1;
 	buf = slurp(tmp, &len);
@@ -154,6 +155,30 @@ static void test_no_stacks(void)
 		CHECK(q.objs[i].nips == 1);
 		CHECK(q.objs[i].ips[0].count == (q.objs[i].ips[0].offset == 0x100 ? 7u : 2u));
 	}
+	raw_free(&p), raw_free(&q);
+}
+
+/* Stacks and IP samples that no stack has (a merge with branch records):
+ * those become one-location samples, said; every IP count comes back. */
+static void test_ips_beyond_stacks(void)
+{
+	struct raw_profile p, q;
+	char msg[1024];
+	char *a, *b;
+
+	synth(&p, 1);
+	raw_add_ip(&p.objs[raw_find_object(&p, ID_A, sizeof(ID_A))], 0x500, 4);
+	raw_add_ip(&p.objs[raw_find_object(&p, ID_A, sizeof(ID_A))], 0x104, 6);
+	capture_begin();
+	CHECK(round_trip(&p, &q) == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "synth: 10 IP samples are in no stack") != NULL);
+	a = tables(&p);
+	b = tables(&q);
+	CHECK(strstr(a, "  ip 0x104 10\n") && strstr(b, "  ip 0x104 10\n"));
+	CHECK(strstr(a, "  ip 0x500 4\n") && strstr(b, "  ip 0x500 4\n"));
+	CHECK(strstr(b, "stack 9 0:0x104\n") && strstr(b, "stack 4 0:0x500\n"));
+	free(a), free(b);
 	raw_free(&p), raw_free(&q);
 }
 
@@ -271,6 +296,7 @@ int main(void)
 	RUN(test_round_trip_stacks);
 	RUN(test_call_addresses);
 	RUN(test_no_stacks);
+	RUN(test_ips_beyond_stacks);
 	RUN(test_uncompressed_with_address);
 	RUN(test_symbolized_only_refused);
 	RUN(test_damaged);
