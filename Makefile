@@ -29,13 +29,15 @@ REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
-	    convert/overlap.c
+	    convert/overlap.c convert/pprof.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c
 REPORT_SRC := report/intern.c report/demangle.c report/srcline.c report/syms.c \
 	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
 	      report/json.c report/diff.c report/load.c report/flame.c
-IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c import/pprof.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+
+PB_OBJ := $(B)/pprof/profile.pb-c.o
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
@@ -63,8 +65,19 @@ $(B)/collector/record.o: $(B)/record.skel.h
 pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC))
-	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty
+pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC)) $(PB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
+
+# pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
+# convert/pprof.c and import/pprof.c include $(B)/pprof/profile.pb-c.h.
+$(B)/pprof/profile.pb-c.c: third_party/pprof/profile.proto
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(dir $@) --proto_path=third_party/pprof $<
+$(B)/pprof/profile.pb-c.h: $(B)/pprof/profile.pb-c.c
+$(B)/pprof/profile.pb-c.o: $(B)/pprof/profile.pb-c.c
+	$(CC) $(CFLAGS) -c $< -o $@
+$(call obj,convert/pprof.c import/pprof.c) $(B)/san/convert/pprof.o \
+	$(B)/san/import/pprof.o $(B)/san/tests/unit/test_pprof.o: $(B)/pprof/profile.pb-c.h
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
@@ -87,7 +100,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
-	       collector/probe.c $(IMPORT_SRC) $(REPORT_SRC)
+	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(REPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c
@@ -96,9 +109,9 @@ $(B)/san/%.o: %.c
 
 # test_unwind includes the unwinder's sources to reach its internals: it
 # links without their objects.
-$(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC))
+$(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC)) $(PB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty
+	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # test_lbr's samples come from the random walk of tests/lbrgen.
 $(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o

@@ -6,7 +6,7 @@ set -eu
 PKGS="make gcc binutils pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 libcapstone-dev zlib1g-dev clang clang-16 llvm-16 libclang-rt-16-dev lld
 linux-perf dpkg-dev tcl valgrind libcap2-bin time autofdo libiberty-dev
-chromium fonts-dejavu-core"
+chromium fonts-dejavu-core libprotobuf-c-dev protobuf-c-compiler golang-go"
 
 missing=
 for p in $PKGS; do

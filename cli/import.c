@@ -5,6 +5,7 @@
 #include "../import/callgrind.h"
 #include "../import/perfdata.h"
 #include "../import/perfscript.h"
+#include "../import/pprof.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -22,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--input-format FORMAT]\n"
 		   "                      [--no-local-files] [-q] INPUT\n"
-		   "       pgoprof import [-o RAW] [-q] CALLGRIND.OUT...\n\n"
+		   "       pgoprof import [-o RAW] [-q] CALLGRIND.OUT...\n"
+		   "       pgoprof import [-o RAW] [-q] [--sample-type NAME] PROFILE.pb.gz\n\n"
 		   "Turn a perf.data file from 'perf record -g' (call chains by frame\n"
 		   "pointers) or 'perf record -b' (branch stacks: LBR, BRS, BRBE), or the\n"
 		   "text 'perf script' prints of one, into a raw profile: IP samples, call\n"
@@ -42,27 +44,48 @@ static void usage(FILE *f)
 		   "--skip-plt=no, one a process) give the exact counts of every\n"
 		   "instruction and call, as 'pgoprof record --exact' does; import them\n"
 		   "on the machine where they were made (they name files, not build-IDs).\n\n"
+		   "pprof profiles (profile.proto, gzipped or not: Go, Parca, Pyroscope,\n"
+		   "the OpenTelemetry eBPF profiler) with addresses and mapping build-IDs\n"
+		   "give the same stacks, IP samples and edges (docs/pprof.md).\n\n"
 		   "  -o, --output RAW      the raw profile (default pgoprof.raw, written\n"
 		   "                        atomically)\n"
 		   "  -e, --event EVENT     only the samples of this event (perf's name, as\n"
 		   "                        'perf report --header-only' prints it; perf script\n"
 		   "                        text needs the event field); default: every event's\n"
 		   "      --input-format FORMAT\n"
-		   "                        perf-data, perf-script or callgrind; default: by\n"
-		   "                        the content\n"
+		   "                        perf-data, perf-script, callgrind or pprof;\n"
+		   "                        default: by the content\n"
+		   "      --sample-type NAME\n"
+		   "                        pprof: the value that counts samples (default\n"
+		   "                        'samples', else the first)\n"
+		   "      --caller-addresses return|call\n"
+		   "                        pprof: a caller's address is its return address\n"
+		   "                        (perf, eBPF profilers) or inside the call (Go's\n"
+		   "                        runtime/pprof); default: call for Go's profiles\n"
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
 		   "                        a mapping whose build-ID is not in INPUT (MMAP2\n"
 		   "                        record or build-ID table) is kept by its path\n"
 		   "  -q, --quiet           no summary line\n");
 }
 
-enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT, FMT_CALLGRIND };
+enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT, FMT_CALLGRIND, FMT_PPROF };
 
 /* Any format's head. */
 static int any_probe(const uint8_t *head, size_t len)
 {
 	return perfdata_probe(head, len) || callgrind_probe(head, len) ||
-	       perfscript_probe(head, len);
+	       pprof_probe_gzip(head, len) || perfscript_probe(head, len);
+}
+
+/* A name that says pprof (.pb, .pb.gz, .pprof), for a file that is not
+ * one of its content: its message is then pprof's. */
+static int pprof_named(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n > 3 && !strcmp(path + n - 3, ".pb")) ||
+	       (n > 6 && !strcmp(path + n - 6, ".pb.gz")) ||
+	       (n > 6 && !strcmp(path + n - 6, ".pprof"));
 }
 
 /* The file mapped (or read, for a pipe or a device: only its first bytes
@@ -71,7 +94,7 @@ static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
 {
 	input_probe *probe = format == FMT_PERF_DATA ? perfdata_probe :
 			     format == FMT_CALLGRIND ? callgrind_probe :
-			     format == FMT_PERF_SCRIPT ? NULL : any_probe;
+			     format == FMT_PERF_SCRIPT || format == FMT_PPROF ? NULL : any_probe;
 
 	struct stat st;
 	uint8_t *buf;
@@ -189,12 +212,15 @@ int cmd_import(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-local-files", no_argument, NULL, 'L' },
 		{ "input-format", required_argument, NULL, 'F' },
+		{ "sample-type", required_argument, NULL, 'T' },
+		{ "caller-addresses", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct perfdata_options opt = { 0 };
-	const char *out = "pgoprof.raw", *in;
+	const char *out = "pgoprof.raw", *in, *sample_type = NULL;
+	enum pprof_callers callers = PPROF_CALLERS_AUTO;
 	struct raw_profile prof;
 	uint8_t *buf;
 	size_t len = 0;
@@ -218,8 +244,23 @@ int cmd_import(int argc, char **argv)
 				format = FMT_PERF_SCRIPT;
 			else if (!strcmp(optarg, "callgrind"))
 				format = FMT_CALLGRIND;
+			else if (!strcmp(optarg, "pprof"))
+				format = FMT_PPROF;
 			else {
-				err("--input-format %s: give perf-data, perf-script or callgrind", optarg);
+				err("--input-format %s: give perf-data, perf-script, callgrind or pprof", optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			sample_type = optarg;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "return"))
+				callers = PPROF_CALLERS_RETURN;
+			else if (!strcmp(optarg, "call"))
+				callers = PPROF_CALLERS_CALL;
+			else {
+				err("--caller-addresses %s: give return or call", optarg);
 				return 2;
 			}
 			break;
@@ -246,11 +287,13 @@ int cmd_import(int argc, char **argv)
 	raw_init(&prof);
 	opt.release_pages = mapped;
 	/* By the content: perf.data by its magic, callgrind by its header,
-	 * else text that looks like perf script's; anything else gets
-	 * perf.data's message. */
+	 * pprof by gzip's magic or as a protobuf Profile, else text that
+	 * looks like perf script's; anything else gets perf.data's message. */
 	if (format == FMT_AUTO)
 		format = perfdata_probe(buf, len) ? FMT_PERF_DATA :
 			 callgrind_probe(buf, len) ? FMT_CALLGRIND :
+			 pprof_probe_gzip(buf, len) || pprof_probe_proto(buf, len) ||
+			 pprof_named(in) ? FMT_PPROF :
 			 perfscript_probe(buf, len < INPUT_HEAD ? len : INPUT_HEAD) ?
 			 FMT_PERF_SCRIPT : FMT_PERF_DATA;
 	if (format != FMT_CALLGRIND && optind + 1 != argc) {
@@ -259,6 +302,8 @@ int cmd_import(int argc, char **argv)
 		rc = 2;
 	} else if (format == FMT_CALLGRIND)
 		rc = import_callgrind(&prof, argv + optind, argc - optind, buf, len);
+	else if (format == FMT_PPROF)
+		rc = pprof_import(&prof, buf, len, input_name(in), sample_type, callers) ? 1 : 0;
 	else if (format == FMT_PERF_SCRIPT)
 		rc = perfscript_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	else
@@ -273,6 +318,9 @@ int cmd_import(int argc, char **argv)
 		exact_report(out, &prof);
 	else if (!rc && !quiet)
 		report(&prof, out);
+	if (!rc && !quiet && format == FMT_PPROF && raw_get_counter(&prof, "edges.unattributed"))
+		fprintf(stderr, "%s: %" PRIu64 " caller->callee pairs with a frame in no object are no edges (edges.unattributed)\n",
+			progname, raw_get_counter(&prof, "edges.unattributed"));
 	raw_free(&prof);
 	return rc;
 }

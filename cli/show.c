@@ -3,6 +3,7 @@
 #include "cmds.h"
 #include "../convert/formats.h"
 #include "../convert/llvm_text.h"
+#include "../convert/pprof.h"
 #include "../convert/symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -14,14 +15,24 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pgoprof show FILE [--binary ELF]\n\n"
+	fprintf(f, "usage: pgoprof show FILE [--binary ELF]\n"
+		   "       pgoprof show --format pprof [-o OUT] RAW [--binary ELF]...\n\n"
 		   "Print a raw profile: its header (meta values and counters), then per\n"
 		   "object (build-ID) its IP samples and caller->callee edges, addresses\n"
 		   "as file offsets.  Print a compiler profile (LLVM text or extbinary,\n"
 		   "GCC .afdo; detected from its contents) as LLVM text.\n\n"
 		   "  -b, --binary ELF   print only the IP samples of ELF (found as\n"
 		   "                     convert finds it), one per line: file offset, ELF virtual\n"
-		   "                     address, samples, function (DWARF or symbol table)\n");
+		   "                     address, samples, function (DWARF or symbol table)\n"
+		   "  -f, --format pprof write the raw profile as gzipped pprof (profile.proto):\n"
+		   "                     its stacks as samples (samples/count, cpu/nanoseconds),\n"
+		   "                     each object symbolized by the --binary that is it (any\n"
+		   "                     number of them), else by the file at its recorded path\n"
+		   "                     if its build-ID matches; 'go tool pprof -http=: OUT'\n"
+		   "                     shows it (docs/pprof.md)\n"
+		   "  -o, --output OUT   where --format pprof writes (default pgoprof.pb.gz;\n"
+		   "                     '-' for standard output), atomically\n"
+		   "  -q, --quiet        no summary line\n");
 }
 
 static int show_binary(const struct raw_profile *p, const char *path,
@@ -60,34 +71,77 @@ static int show_binary(const struct raw_profile *p, const char *path,
 	return 0;
 }
 
+/* show --format pprof: the raw profile in, pprof out. */
+static int show_pprof(const char *raw, const char *out,
+		      const struct pprof_write_opts *o)
+{
+	struct raw_profile p;
+	int rc;
+
+	if (raw_read_file(&p, raw))
+		return 1;
+	rc = pprof_write_file(&p, out, o) ? 1 : 0;
+	raw_free(&p);
+	return rc;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *binary = NULL;
+	const char *binary = NULL, *format = NULL, *out = NULL;
+	const char **binaries = xcalloc((size_t)argc + 1, sizeof(*binaries));
+	struct pprof_write_opts po = { .binaries = binaries };
 	struct any_profile p;
 	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:f:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			binary = optarg;
+			binary = binaries[po.nbinaries++] = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+			po.quiet = 1;
 			break;
 		case 'h':
+			free(binaries);
 			usage(stdout);
 			return 0;
 		default:
+			free(binaries);
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind + 1 != argc || (format && strcmp(format, "pprof")) ||
+	    (out && !format) || (po.nbinaries > 1 && !format)) {
+		if (format && strcmp(format, "pprof"))
+			err("--format %s: the one format show writes is pprof", format);
+		else if (out || po.nbinaries > 1)
+			err("-o and several --binary are for --format pprof");
+		free(binaries);
 		usage(stderr);
 		return 2;
 	}
+	if (format) {
+		po.raw_name = input_name(argv[optind]);
+		rc = show_pprof(argv[optind], out ? out : "pgoprof.pb.gz", &po);
+		free(binaries);
+		return rc;
+	}
+	free(binaries);
 	if (any_profile_read(&p, argv[optind]))
 		return 1;
 	if (!p.is_raw && binary) {

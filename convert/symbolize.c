@@ -787,6 +787,8 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 
 		r->frames[i].name = nd->name;
 		r->frames[i].line_offset = (ln - nd->decl) & 0xffff;
+		r->frames[i].line = ln;
+		r->frames[i].decl_line = nd->decl;
 		r->frames[i].disc = f->clang ? sym_base_disc(d) : d;
 	}
 	return SYM_OK;

@@ -18,6 +18,9 @@ struct sym_frame {
 	const char *name;	/* linkage name; owned by the symbolizer */
 	uint32_t line_offset;
 	uint32_t disc;		/* base discriminator (see sym_base_disc) */
+	/* The source line itself (line_offset before the subtraction) and
+	 * the function's DW_AT_decl_line: for pprof's Line and Function. */
+	uint32_t line, decl_line;
 };
 
 struct sym_result {

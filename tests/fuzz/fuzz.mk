@@ -16,11 +16,11 @@ FUZZ_CC ?= clang-16
 FUZZ_PLAIN_CC ?= cc
 FUZZ_B ?= build/fuzz
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline
+FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline pprof
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm
+FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
@@ -34,6 +34,13 @@ fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
 fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
 fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
+# fuzz_pprof: import/pprof.c and the code protoc-c makes of profile.proto.
+FUZZ_PB := $(FUZZ_B)/gen/pprof/profile.pb-c.c
+fuzz_pprof_SRC := import/pprof.c $(FUZZ_PB) $(FUZZ_RAW) $(FUZZ_LIB)
+$(FUZZ_PB): third_party/pprof/profile.proto
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(dir $@) --proto_path=third_party/pprof $<
+$(FUZZ_B)/obj/import/pprof.o $(FUZZ_B)/plain/obj/import/pprof.o: $(FUZZ_PB)
 # fuzz_cmdline.c includes convert/convert.c itself.
 fuzz_cmdline_SRC := convert/elfaddr.c convert/symbolize.c convert/fstree.c \
 	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
@@ -43,12 +50,12 @@ fuzz_cmdline_SRC := convert/elfaddr.c convert/symbolize.c convert/fstree.c \
 # libFuzzer build: instrumented objects in $(FUZZ_B)/obj.
 $(FUZZ_B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -I$(FUZZ_B)/gen -MMD -MP -c $< -o $@
 
 # Plain build (driver.c): $(FUZZ_B)/plain/obj.
 $(FUZZ_B)/plain/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_PLAIN_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -c $< -o $@
+	$(FUZZ_PLAIN_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -I$(FUZZ_B)/gen -MMD -MP -c $< -o $@
 
 define FUZZ_TARGET_RULES
 $(FUZZ_B)/fuzz_$(1): $(FUZZ_B)/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(fuzz_$(1)_SRC))

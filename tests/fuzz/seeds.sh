@@ -25,7 +25,7 @@ put() {
 }
 
 mkdir -p "$W"
-for t in raw perfdata elf llvm_text llvm_extbinary afdo cmdline; do
+for t in raw perfdata elf llvm_text llvm_extbinary afdo cmdline pprof; do
 	mkdir -p "$CORPUS/$t"
 done
 cd "$W" || exit 1
@@ -82,6 +82,12 @@ else
 fi
 if [ -f stack-fp.raw ] && [ -f lbr.raw ]; then
 	"$PGOPROF" merge -o merged.raw stack-fp.raw lbr.raw 2>>record.log && put raw merged.raw
+fi
+# pprof: a recorded stack profile written as pprof, gzipped and not.
+if [ -f stack-fp.raw ] &&
+   "$PGOPROF" show -q --format pprof -o stack-fp.pb.gz stack-fp.raw --binary prog 2>>record.log; then
+	put pprof stack-fp.pb.gz
+	gzip -dc stack-fp.pb.gz >stack-fp.pb && put pprof stack-fp.pb
 fi
 
 # ---- perf.data: file and pipe mode, frame-pointer and DWARF call graphs ----
