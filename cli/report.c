@@ -6,6 +6,7 @@
  * printing. */
 #include "cmds.h"
 #include "../lib/util.h"
+#include "../report/flame.h"
 #include "../report/folded.h"
 #include "../report/json.h"
 #include "../report/load.h"
@@ -23,6 +24,7 @@ struct ropts {
 	size_t nbin;
 	unsigned flags;
 	int by_total, source, json, folded;
+	const char *svg;		/* --svg FILE */
 	long limit;			/* 0: all */
 	const char *function, *output, *path;
 };
@@ -50,6 +52,8 @@ static void usage(FILE *f)
 "      --json           JSON for scripts (docs/report.md gives the schema)\n"
 "      --folded         folded stacks (root;...;leaf COUNT) for flamegraph.pl,\n"
 "                       inferno, speedscope, pprof: raw profiles with stacks\n"
+"      --svg FILE       a flame graph of the stacks, as an SVG file to open in\n"
+"                       a browser (docs/flamegraph.md): raw profiles with stacks\n"
 "  -o, --output FILE    write to FILE (whole or not at all), not standard output\n\n"
 "Exit status: 0 reported; 1 a profile or binary cannot be read, or has not\n"
 "what was asked (no stacks for --folded, no such function); 2 usage.\n",
@@ -392,19 +396,49 @@ static void json_function(FILE *out, const struct rep_model *m, size_t fn)
 
 /* ---- the command ---- */
 
+/* The named stacks of a raw profile, or -1 with a message. */
+static int stacks_of(const struct rep_input *in, struct rep_folded_set *f,
+		     const char *what)
+{
+	if (!in->prof.is_raw)
+		return err("%s is a compiler profile (%s): %s need a raw profile with stacks (pgoprof record, or pgoprof import of perf record -g)",
+			   in->path, any_profile_kind(&in->prof), what);
+	if (rep_folded_build(in->syms, f))
+		return err("%s has no stacks (a STACKS section): %s need them; record in stack mode (pgoprof record), or import perf record -g",
+			   in->path, what);
+	return 0;
+}
+
 static int folded(FILE *out, const struct rep_input *in)
 {
 	struct rep_folded_set f;
 
-	if (!in->prof.is_raw)
-		return err("%s is a compiler profile (%s): folded stacks need a raw profile with stacks (pgoprof record, or pgoprof import of perf record -g)",
-			   in->path, any_profile_kind(&in->prof));
-	if (rep_folded_build(in->syms, &f))
-		return err("%s has no stacks (a STACKS section): folded stacks need them; record with a stack mode (pgoprof record -g), or import perf record -g",
-			   in->path);
+	if (stacks_of(in, &f, "folded stacks"))
+		return -1;
 	rep_folded_write(&f, out);
 	rep_folded_free(&f);
 	return 0;
+}
+
+/* --svg: the folded stacks drawn by report/flame.c. */
+static int svg(const struct rep_input *in, const char *path)
+{
+	struct rep_folded_set f;
+	struct flame_stack *v;
+	char title[512];
+	int rc;
+
+	if (stacks_of(in, &f, "flame graphs"))
+		return -1;
+	v = xcalloc(f.n ? f.n : 1, sizeof(*v));
+	for (size_t i = 0; i < f.n; i++)
+		v[i] = (struct flame_stack){ f.v[i].names, (uint32_t)f.v[i].depth,
+					     f.v[i].count };
+	snprintf(title, sizeof(title), "pgoprof report: %s", in->path);
+	rc = flame_write_svg(path, title, v, f.n);
+	free(v);
+	rep_folded_free(&f);
+	return rc;
 }
 
 static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
@@ -415,6 +449,8 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 
 	if (o->folded)
 		return folded(out, in);
+	if (o->svg)
+		return svg(in, o->svg);
 	if (o->by_total && !m->has_total)
 		return err("--sort total: %s has no stacks, so total samples are not known; sort by self",
 			   in->path);
@@ -445,7 +481,7 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 
 static int parse(int argc, char **argv, struct ropts *o)
 {
-	enum { O_SOURCE = 256, O_NO_DEMANGLE, O_JSON, O_FOLDED };
+	enum { O_SOURCE = 256, O_NO_DEMANGLE, O_JSON, O_FOLDED, O_SVG };
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'b' },
 		{ "sort", required_argument, NULL, 's' },
@@ -456,6 +492,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 		{ "no-demangle", no_argument, NULL, O_NO_DEMANGLE },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "folded", no_argument, NULL, O_FOLDED },
+		{ "svg", required_argument, NULL, O_SVG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -485,6 +522,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 		case O_NO_DEMANGLE: o->flags |= REP_NO_DEMANGLE; break;
 		case O_JSON: o->json = 1; break;
 		case O_FOLDED: o->folded = 1; o->flags |= REP_OFFSETS; break;
+		case O_SVG: o->svg = optarg; o->flags |= REP_OFFSETS; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -493,8 +531,12 @@ static int parse(int argc, char **argv, struct ropts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->folded && (o->json || o->function || o->source || o->by_total))
-		return err("--folded writes folded stacks only: not with --json, --function, --source or --sort");
+	if ((o->folded || o->svg) && (o->json || o->function || o->source || o->by_total))
+		return err("--folded and --svg write stacks only: not with --json, --function, --source or --sort");
+	if (o->folded && o->svg)
+		return err("--folded and --svg: give one (the SVG draws the folded stacks)");
+	if (o->svg && o->output)
+		return err("--svg FILE is the output; -o is for the text reports");
 	o->path = argv[optind];
 	return 0;
 }

@@ -117,6 +117,14 @@ elif check "import synthesized stacks" "$PGOPROF" import -q synth.txt -o synth.r
 	BIN=$WORK/hot
 	check "--folded: exact lines" sh -c \
 		"'$PGOPROF' report --folded synth.raw --binary '$BIN' >synth.folded && printf 'main 2\nmain;cold_path 5\n' | cmp - synth.folded"
+	# --svg draws the folded stacks: main 7 wide, cold_path 5 on it (the
+	# layout itself is tests/unit/test_flame.c's and flame.sh's business)
+	check "--svg: an SVG with the two frames and their samples" sh -c \
+		"'$PGOPROF' report synth.raw --binary '$BIN' --svg synth.svg &&
+		 python3 -c 'import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])' synth.svg &&
+		 grep -q '<title>main (7 samples, 100' synth.svg && grep -q '<title>cold_path (5 samples, 71' synth.svg"
+	check "--svg with --json: usage error (2)" sh -c \
+		"'$PGOPROF' report synth.raw --binary '$BIN' --svg x.svg --json >/dev/null 2>&1; test \$? -eq 2 && test ! -e x.svg"
 	check "report: cold_path self 5, main total 7" sh -c \
 		"'$PGOPROF' report synth.raw --binary '$BIN' >synth.out &&
 		 grep -Eq '^ +5 +71.43% +5 +71.43%  cold_path\$' synth.out &&
