@@ -99,7 +99,7 @@ static int merge_inputs(char **files, int n, char **wfile, uint64_t *wval,
 			return -1;
 		}
 		if (src.is_raw)
-			raw_merge(&dst->raw, &src.raw, w);
+			raw_merge_add(&dst->raw, &src.raw, w);
 		else
 			fs_merge(&dst->fs, &src.fs, w);
 		any_profile_free(&src);

@@ -404,8 +404,27 @@ static void merge_meta(struct raw_profile *dst, const struct raw_kv *kv)
 	free(joined);
 }
 
+/* Records of every table of p: what normalizing it costs. */
+static size_t records(const struct raw_profile *p)
+{
+	size_t n = p->stacks.n;
+
+	for (size_t i = 0; i < p->nobjs; i++)
+		n += p->objs[i].nips + p->objs[i].nedges + p->objs[i].nranges +
+		     p->objs[i].nbranches;
+	return n;
+}
+
 void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	       uint64_t weight)
+{
+	raw_merge_add(dst, src, weight);
+	raw_normalize(dst);
+	dst->merge_normalized = records(dst);
+}
+
+void raw_merge_add(struct raw_profile *dst, const struct raw_profile *src,
+		   uint64_t weight)
 {
 	uint32_t *map = xcalloc(src->nobjs, sizeof(*map));
 
@@ -442,7 +461,13 @@ void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	}
 	stacks_merge(dst, src, map, weight);
 	free(map);
-	raw_normalize(dst);
+	/* Adding up duplicates once the tables have doubled keeps memory at
+	 * twice the distinct records and the sorting linear-logarithmic in
+	 * all that was added, however many profiles come. */
+	if (records(dst) > 2 * dst->merge_normalized + 4096) {
+		raw_normalize(dst);
+		dst->merge_normalized = records(dst);
+	}
 }
 
 size_t raw_saturated(const struct raw_profile *p)

@@ -140,6 +140,7 @@ struct raw_profile {
 	struct raw_object *objs;
 	size_t nobjs, cap_objs;
 	struct raw_stacks stacks;
+	size_t merge_normalized;	/* records after raw_merge_add last normalized */
 };
 
 /* Empty profile; free with raw_free(). */
@@ -253,6 +254,12 @@ void raw_drop_empty_objects(struct raw_profile *p);
  * count of src.  Exact: merge(A, B) has the sums of the counts of A and B. */
 void raw_merge(struct raw_profile *dst, const struct raw_profile *src,
 	       uint64_t weight);
+/* The same without normalizing dst each time: duplicate records are added
+ * up only when dst's tables have doubled since, so that merging N
+ * profiles costs O(total log total), not O(N x distinct).  dst is not
+ * canonical afterwards (raw_write normalizes; or call raw_normalize). */
+void raw_merge_add(struct raw_profile *dst, const struct raw_profile *src,
+		   uint64_t weight);
 /* How many counts of p (counters, IP, edge, range and branch counts) are
  * at UINT64_MAX: saturated by a weight or a sum (raw_merge,
  * raw_normalize) instead of wrapping, or read so.  0 means every count is
