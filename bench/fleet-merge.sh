@@ -44,13 +44,11 @@ if [ "$(cat "$work/key" 2>/dev/null)" != "$key" ]; then
     echo "$key" >"$work/key"
 fi
 
-row() { # N: "| N | input MB | s | MB RSS | out MB |"
-    local n=$1 files t
-    files=$(ls "$work"/hosts/*.raw | head -n "$n")
-    # shellcheck disable=SC2086
-    t=$( { /usr/bin/time -f '%e %M' "$REPO/pgoprof" merge -o "$work/merged-$n.raw" $files 2>&1 >/dev/null; } | tail -n 1)
-    # shellcheck disable=SC2086
-    awk -v n="$n" -v t="$t" -v in_b="$(cat $files | wc -c)" -v out_b="$(wc -c <"$work/merged-$n.raw")" \
+row() { # N: "| N | input MB | s | MB RSS | out MB | ms per host |"
+    local n=$1 t all=("$work"/hosts/*.raw)
+    local files=("${all[@]:0:$n}")
+    t=$( { /usr/bin/time -f '%e %M' "$REPO/pgoprof" merge -o "$work/merged-$n.raw" "${files[@]}" 2>&1 >/dev/null; } | tail -n 1)
+    awk -v n="$n" -v t="$t" -v in_b="$(du -cb "${files[@]}" | tail -n 1 | cut -f1)" -v out_b="$(wc -c <"$work/merged-$n.raw")" \
         'BEGIN { split(t, a, " "); printf "| %d | %.1f | %.2f | %.0f | %.2f | %.1f |\n", n, in_b / 1e6, a[1], a[2] / 1024, out_b / 1e6, a[1] / n * 1000 }'
 }
 
