@@ -17,6 +17,16 @@ mkdir -p "$WORK"
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; }
+# skip NAME WHY: what cannot run here (no root, a tool missing) is neither
+# passed nor failed; tests/run.sh counts it in its last line.
+skip() { echo "SKIP $1${2:+: $2}"; }
+# need_tool NAME COMMAND PACKAGE: skips NAME (status 1) when COMMAND is
+# not installed, naming the Debian package that has it.
+need_tool() {
+	command -v "$2" >/dev/null 2>&1 && return 0
+	skip "$1" "$2 is not installed (Debian: $3; 'make deps' installs it)"
+	return 1
+}
 
 # check NAME COMMAND...: passes when COMMAND succeeds.
 check() {
@@ -27,7 +37,7 @@ check() {
 
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
-		fail "$1" "needs root for BPF (CI runs as root; run 'sudo make check')"
+		skip "$1" "needs root for BPF (CI runs as root; run 'sudo make check')"
 		return 1
 	fi
 }

@@ -8,8 +8,9 @@
 #              PGOPROF_TEST_LONG=1: the long cases of the unit tests that
 #              have some (exhaustive sweeps, big programs) and
 #              tests/long/*.sh; logs and the rest in tests/out/long/.
-# Each test prints PASS/FAIL lines; the last line of this script is
-# "N passed, N failed".  times.txt: each test's wall time in seconds,
+# Each test prints PASS/FAIL lines (SKIP where root or a tool is
+# missing); the last line of this script is "N passed, N failed, N
+# skipped".  times.txt: each test's wall time in seconds,
 # "SECONDS NAME" in the order run, then the total.
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build}
@@ -40,7 +41,7 @@ run() { # NAME COMMAND...
 	"$@" >"$OUT/$name.log" 2>"$OUT/$name.err"
 	rc=$?
 	printf '%8s %s\n' "$(elapsed "$t0" "$(now)")" "$name" >>"$OUT/times.txt"
-	grep -E '^(PASS|FAIL) ' "$OUT/$name.log" | sed "s|^\(....\) |\1 $name: |" | tee -a "$OUT/results.txt"
+	grep -E '^(PASS|FAIL|SKIP) ' "$OUT/$name.log" | sed "s|^\(....\) |\1 $name: |" | tee -a "$OUT/results.txt"
 	# A test program that died without reporting is a failure too.
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$OUT/$name.log"; then
 		echo "FAIL $name: exited with status $rc ($(tail -n 2 "$OUT/$name.err" | tr '\n' ' '))" |
@@ -58,5 +59,8 @@ done
 printf '%8s %s\n' "$(elapsed "$T0" "$(now)")" total >>"$OUT/times.txt"
 passed=$(grep -c '^PASS ' "$OUT/results.txt")
 failed=$(grep -c '^FAIL ' "$OUT/results.txt")
-echo "$passed passed, $failed failed"
+skipped=$(grep -c '^SKIP ' "$OUT/results.txt")
+# SKIP: what this machine cannot run (no root, a tool missing), said by
+# the test; never counted as passed.
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

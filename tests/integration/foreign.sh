@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root foreign || exit 0
-command -v perf >/dev/null 2>&1 || { fail foreign "perf is not installed (Debian: linux-perf)"; exit 0; }
+need_tool foreign perf linux-perf || exit 0
 mkdir -p "$WORK/foreign" && cd "$WORK/foreign" || exit 1
 rm -f ./*
 

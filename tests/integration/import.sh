@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root import || exit 0
-command -v perf >/dev/null 2>&1 || { fail import "perf is not installed (Debian: linux-perf)"; exit 0; }
+need_tool import perf linux-perf || exit 0
 build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
 "$PGOPROF" import --help >/dev/null 2>&1 ||
 	{ fail import "$PGOPROF has no import command (cmd_import in cli/pgoprof.c)"; exit 0; }

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root perfscript || exit 0
-command -v perf >/dev/null 2>&1 || { fail perfscript "perf is not installed (Debian: linux-perf)"; exit 0; }
+need_tool perfscript perf linux-perf || exit 0
 build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
 D=$WORK/perfscript
 mkdir -p "$D" && cd "$D" || exit 1

@@ -9,7 +9,7 @@
 
 need_root pgo_mk || exit 0
 for t in valgrind objcopy gcc "$CLANG"; do
-	command -v "$t" >/dev/null || { fail pgo_mk "$t not found"; exit 0; }
+	need_tool pgo_mk "$t" "valgrind, binutils, gcc or clang-16" || exit 0
 done
 D=$WORK/pgo_mk
 rm -rf "$D" && mkdir -p "$D" || exit 1
