@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct cu_range {
 	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
@@ -20,6 +21,8 @@ struct srcline {
 	Dwarf *dw;		/* owned by dwfl */
 	struct cu_range *r;
 	size_t n, cap;
+	char **paths;		/* relative names joined with their comp_dir */
+	size_t npaths, cap_paths;
 };
 
 static char *debuginfo_path;
@@ -88,8 +91,33 @@ void srcline_close(struct srcline *s)
 		return;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->npaths; i++)
+		free(s->paths[i]);
+	free(s->paths);
 	free(s->r);
 	free(s);
+}
+
+/* A name in the line table that is relative is relative to its unit's
+ * DW_AT_comp_dir (DWARF 5, section 6.2.4: directory entry 0): clang
+ * writes "tests/x.c" for a file compiled below its working directory.
+ * Joined once per name and kept in s. */
+static const char *absolute(struct srcline *s, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char buf[4096];
+
+	if (file[0] == '/' ||
+	    !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
+	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, file) >= sizeof(buf))
+		return file;
+	for (size_t i = 0; i < s->npaths; i++)
+		if (!strcmp(s->paths[i], buf))
+			return s->paths[i];
+	grow(&s->paths, &s->cap_paths, s->npaths + 1, sizeof(*s->paths));
+	s->paths[s->npaths] = xstrdup(buf);
+	return s->paths[s->npaths++];
 }
 
 const char *srcline_at(struct srcline *s, uint64_t vaddr, uint32_t *line)
@@ -120,7 +148,7 @@ const char *srcline_at(struct srcline *s, uint64_t vaddr, uint32_t *line)
 		if (!file || dwarf_lineno(l, &ln) || ln <= 0)
 			return NULL;
 		*line = (uint32_t)ln;
-		return file;
+		return absolute(s, &die, file);
 	}
 	return NULL;
 }
