@@ -54,7 +54,7 @@ void any_profile_free(struct any_profile *p);
 const char *any_profile_kind(const struct any_profile *p);
 
 /* GCC 12 was seen to crash on AutoFDO counts near 1e9
- * (../shared/REFERENCE.md): for FMT_AFDO, scale p down so that its largest
+ * (docs/convert.md, section 10): for FMT_AFDO, scale p down so that its largest
  * count is AFDO_MAX_COUNT, saying so on stderr; other formats unchanged. */
 #define AFDO_MAX_COUNT 1000000
 void scale_for_format(struct fs_profile *p, const struct write_options *o);
