@@ -1,5 +1,6 @@
 #include "stacktab.h"
 #include "../lib/util.h"
+#include "../lib/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,10 @@ void stacktab_free(struct stacktab *t)
 /* FNV-1a over the words: stacks differ mostly in their first frames. */
 static uint64_t stack_hash(pid_t pid, const uint64_t *ips, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint32_t)pid;
+	uint64_t h = HASH_INIT ^ (uint32_t)pid;
 
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h = hash_u64(h, ips[i]);
 	return h ^ n;
 }
 

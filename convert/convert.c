@@ -9,6 +9,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
+#include "../lib/hash.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -259,14 +260,12 @@ static void add_ip(struct conv *c, const struct raw_ip *ip)
  * context.  Never 0 (the empty key). */
 static uint64_t line_key(const struct sym_result *r)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = HASH_INIT;
 
 	for (int i = 0; i < r->nframes; i++) {
-		for (const char *p = r->frames[i].name; *p; p++)
-			h = (h ^ (uint8_t)*p) * 1099511628211ULL;
-		h = (h ^ 0xff) * 1099511628211ULL;
-		h = (h ^ r->frames[i].line_offset) * 1099511628211ULL;
-		h = (h ^ r->frames[i].disc) * 1099511628211ULL;
+		h = hash_byte(hash_str(h, r->frames[i].name), 0xff);
+		h = hash_u64(h, r->frames[i].line_offset);
+		h = hash_u64(h, r->frames[i].disc);
 	}
 	return h ? h : 1;
 }

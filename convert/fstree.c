@@ -1,5 +1,6 @@
 #include "fstree.h"
 #include "../lib/util.h"
+#include "../lib/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,7 @@ static struct fsamples *new_node(const char *name)
 
 static size_t name_hash(const char *s)
 {
-	size_t h = 14695981039346656037u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211u;
-	return h;
+	return (size_t)hash_str(HASH_INIT, s);
 }
 
 static void rehash(struct fs_profile *p)

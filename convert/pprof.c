@@ -6,6 +6,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "pprof/profile.pb-c.h"
+#include "../lib/hash.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -80,22 +81,13 @@ struct pw {
 	struct sym_result *res;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
-
 static void str_reindex(struct strtab *t)
 {
 	t->icap = t->icap ? 2 * t->icap : 1024;
 	free(t->index);
 	t->index = xcalloc(t->icap, sizeof(*t->index));
 	for (size_t k = 0; k < t->n; k++) {
-		size_t i = hash_str(t->v[k]) & (t->icap - 1);
+		size_t i = hash_str(HASH_INIT, t->v[k]) & (t->icap - 1);
 
 		while (t->index[i])
 			i = (i + 1) & (t->icap - 1);
@@ -110,7 +102,7 @@ static int64_t str_id(struct strtab *t, const char *s)
 
 	if (2 * (t->n + 1) > t->icap)
 		str_reindex(t);
-	i = hash_str(s) & (t->icap - 1);
+	i = hash_str(HASH_INIT, s) & (t->icap - 1);
 	while (t->index[i]) {
 		if (!strcmp(t->v[t->index[i] - 1], s))
 			return (int64_t)(t->index[i] - 1);

@@ -3,6 +3,7 @@
  * search and descends only that function's DIE tree for inlined frames. */
 #include "symbolize.h"
 #include "../lib/util.h"
+#include "../lib/hash.h"
 
 #include <capstone/capstone.h>
 #include <dwarf.h>
@@ -947,11 +948,7 @@ size_t sym_function_insns(struct symbolizer *s, long fn,
 
 static size_t str_hash(const char *p)
 {
-	size_t h = 14695981039346656037u;
-
-	while (*p)
-		h = (h ^ (unsigned char)*p++) * 1099511628211u;
-	return h;
+	return (size_t)hash_str(HASH_INIT, p);
 }
 
 long sym_function_by_name(struct symbolizer *s, const char *name)

@@ -5,18 +5,17 @@
 #include "rawprof.h"
 #include "stacks.h"
 #include "../lib/util.h"
+#include "../lib/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static uint64_t hash_frames(const struct raw_frame *f, uint32_t depth)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a, 64-bit */
+	uint64_t h = HASH_INIT;
 
-	for (uint32_t i = 0; i < depth; i++) {
-		h = (h ^ f[i].obj) * 1099511628211ull;
-		h = (h ^ f[i].offset) * 1099511628211ull;
-	}
+	for (uint32_t i = 0; i < depth; i++)
+		h = hash_u64(hash_u64(h, f[i].obj), f[i].offset);
 	return h ^ depth;
 }
 

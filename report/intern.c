@@ -1,6 +1,7 @@
 /* Interned strings: an open-addressing set of malloc'd copies. */
 #include "intern.h"
 #include "../lib/util.h"
+#include "../lib/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,11 +22,7 @@ void strtab_free(struct strtab *t)
 
 static size_t str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)hash_str(HASH_INIT, s);
 }
 
 static size_t find(const struct strtab *t, const char *s)
