@@ -6,7 +6,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "pprof/profile.pb-c.h"
-#include "../lib/hash.h"
+#include "../lib/strtab.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,14 +22,6 @@ typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 typedef Perftools__Profiles__Sample Sample;
 typedef Perftools__Profiles__ValueType ValueType;
-
-/* The string table, deduplicated through an open-addressing index. */
-struct strtab {
-	char **v;
-	size_t n, cap;
-	size_t *index;		/* string number + 1; 0 empty */
-	size_t icap;		/* a power of two */
-};
 
 /* One object: its symbolizer (NULL: unsymbolized) and its mappings, one
  * per PT_LOAD segment and one (index nsegs) for addresses that are file
@@ -81,37 +73,10 @@ struct pw {
 	struct sym_result *res;
 };
 
-static void str_reindex(struct strtab *t)
-{
-	t->icap = t->icap ? 2 * t->icap : 1024;
-	free(t->index);
-	t->index = xcalloc(t->icap, sizeof(*t->index));
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = hash_str(HASH_INIT, t->v[k]) & (t->icap - 1);
-
-		while (t->index[i])
-			i = (i + 1) & (t->icap - 1);
-		t->index[i] = k + 1;
-	}
-}
-
 /* The string number of s (copied in if new). */
 static int64_t str_id(struct strtab *t, const char *s)
 {
-	size_t i;
-
-	if (2 * (t->n + 1) > t->icap)
-		str_reindex(t);
-	i = hash_str(HASH_INIT, s) & (t->icap - 1);
-	while (t->index[i]) {
-		if (!strcmp(t->v[t->index[i] - 1], s))
-			return (int64_t)(t->index[i] - 1);
-		i = (i + 1) & (t->icap - 1);
-	}
-	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
-	t->v[t->n] = xstrdup(s);
-	t->index[i] = ++t->n;
-	return (int64_t)(t->n - 1);
+	return (int64_t)strtab_id(t, s);
 }
 
 /* ---- Objects: which file symbolizes each ---- */
@@ -655,9 +620,8 @@ static void pw_free(struct pw *w, struct symbolizer **bins, int nbins)
 	}
 	for (int j = 0; j < nbins; j++)
 		sym_close(bins[j]);
-	for (size_t i = 0; i < w->str.n; i++)
-		free(w->str.v[i]);
-	free(w->str.v), free(w->str.index), free(w->os), free(w->maps);
+	strtab_free(&w->str);
+	free(w->os), free(w->maps);
 	free(w->locs), free(w->loc_line), free(w->keys), free(w->lindex);
 	free(w->lines), free(w->funcs), free(w->fn_by_str), free(w->samples);
 	free(w->ids), free(w->values), free(w->res);

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "intern.h"
+#include "../lib/strtab.h"
 #include "syms.h"
 #include "../convert/fstree.h"
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "intern.h"
+#include "../lib/strtab.h"
 #include "../raw/rawprof.h"
 
 /* A named frame.  Strings are interned in the rep_syms' table. */
