@@ -25,7 +25,8 @@ FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfdata_SRC := import/perfdata.c import/samples.c collector/buildid.c collector/mappings.c \
+fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
+	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/samples.c collector/buildid.c collector/mappings.c \
 	collector/unwind.c collector/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfscript_SRC := import/perfscript.c import/samples.c collector/buildid.c \
