@@ -20,7 +20,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := lib/util.c lib/bytes.c lib/md5.c
+LIB_SRC := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c
 RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
