@@ -20,7 +20,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := lib/util.c lib/bytes.c lib/md5.c lib/strtab.c
+LIB_SRC := lib/util.c lib/bytes.c lib/md5.c lib/strtab.c lib/strmap.c
 RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
 	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
@@ -35,7 +35,9 @@ CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
 REPORT_SRC := report/demangle.c report/srcline.c report/syms.c \
 	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
 	      report/json.c report/diff.c report/load.c report/flame.c
-IMPORT_SRC := import/perfdata.c import/perfscript.c import/samples.c import/callgrind.c import/pprof.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+IMPORT_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
+	      import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c \
+	      import/perfscript.c import/samples.c import/callgrind.c import/pprof.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
 
 PB_OBJ := $(B)/pprof/profile.pb-c.o
 

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include "../collector/mappings.h"
 #include "../raw/rawprof.h"
+#include "../lib/strmap.h"
 
 /* Little-endian reads (perf's records; branch entries below). */
 static inline uint16_t get16(const uint8_t *p)
@@ -48,17 +49,6 @@ static inline uint64_t get64(const uint8_t *p)
 {
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
 }
-
-/* A string-keyed hash table (file names): strmap_find gives the value of
- * key (1) or 0 if it is not there; strmap_put inserts or replaces. */
-struct strmap {
-	char **keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-int strmap_find(const struct strmap *t, const char *key, uint32_t *val);
-void strmap_put(struct strmap *t, const char *key, uint32_t val);
-void strmap_free(struct strmap *t);
 
 /* A build-ID from HEADER_BUILD_ID or from the local file. */
 struct samples_bid {

@@ -1,0 +1,23 @@
+/* A string-keyed hash table of uint32_t values (file names to indices).
+ * Zero-initialized, it is an empty map. */
+#ifndef PGOPROF_STRMAP_H
+#define PGOPROF_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+/* The value of key into *val and 1, or 0 if key is not there. */
+int strmap_find(const struct strmap *t, const char *key, uint32_t *val);
+/* Insert key (copied: the map owns its copy) with val, or replace its
+ * value.  Exits on out-of-memory, as xmalloc does. */
+void strmap_put(struct strmap *t, const char *key, uint32_t val);
+/* Free the keys and tables; t is an empty map again. */
+void strmap_free(struct strmap *t);
+
+#endif
