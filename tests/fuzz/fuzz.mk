@@ -22,7 +22,7 @@ FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 
-FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c
+FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c lib/strtab.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
