@@ -1,25 +1,17 @@
 /* A string-keyed hash table (strmap.h): open addressing, linear probing,
  * FNV-1a hashes, at most half full. */
 #include "strmap.h"
+#include "hash.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
 int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
 {
 	if (!t->cap)
 		return 0;
-	for (size_t i = hash_str(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+	for (size_t i = hash_str(HASH_INIT, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
 		if (!t->keys[i])
 			return 0;
 		if (!strcmp(t->keys[i], key)) {
@@ -52,7 +44,7 @@ void strmap_put(struct strmap *t, const char *key, uint32_t val)
 
 	if (2 * (t->n + 1) > t->cap)
 		strmap_grow(t);
-	for (i = hash_str(key) & (t->cap - 1); t->keys[i];
+	for (i = hash_str(HASH_INIT, key) & (t->cap - 1); t->keys[i];
 	     i = (i + 1) & (t->cap - 1))
 		if (!strcmp(t->keys[i], key)) {
 			t->vals[i] = val;
