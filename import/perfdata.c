@@ -5,10 +5,10 @@
  * include/uapi/linux/perf_event.h (records, sample layout, sample_id_all).
  * All integers little-endian; big-endian files are refused. */
 #include <linux/types.h>
-#include "../bpf/record.h"	/* MAX_STACK_DEPTH: the collector's stack depth */
+#include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
 #include "perfdata.h"
 #include "samples.h"
-#include "../collector/unwind.h"
+#include "../proc/unwind.h"
 #include "../lib/bytes.h"
 #include "../lib/util.h"
 

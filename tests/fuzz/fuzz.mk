@@ -25,12 +25,12 @@ FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfdata_SRC := import/perfdata.c import/samples.c collector/buildid.c collector/mappings.c \
-	collector/unwind.c collector/unwind_fp.c \
+fuzz_perfdata_SRC := import/perfdata.c import/samples.c proc/buildid.c proc/mappings.c \
+	proc/unwind.c proc/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfscript_SRC := import/perfscript.c import/samples.c collector/buildid.c \
-	collector/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
+fuzz_perfscript_SRC := import/perfscript.c import/samples.c proc/buildid.c \
+	proc/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
+fuzz_elf_SRC := proc/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
 fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
 fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)

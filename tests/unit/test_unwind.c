@@ -1,4 +1,4 @@
-/* The unwinder (collector/unwind.h) on this very process: a snapshot of
+/* The unwinder (proc/unwind.h) on this very process: a snapshot of
  * its registers and stack, taken by an assembly function, unwinds back to
  * main; bad input (garbage registers, a stack pointer in no mapping, no
  * stack, CFI that loops, unreadable files) ends with its reason.  x86-64
@@ -7,8 +7,8 @@
 
 /* The unwinder is not in the test library's sources (the Makefile's
  * TESTLIB_SRC); compile it in.  Drop these two lines if it joins them. */
-#include "../../collector/unwind.c"
-#include "../../collector/unwind_fp.c"
+#include "../../proc/unwind.c"
+#include "../../proc/unwind_fp.c"
 
 #include <inttypes.h>
 #include <stdio.h>
