@@ -31,7 +31,8 @@ CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c convert/pprof.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c
+	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c \
+	   cli/convert.c cli/writeopts.c
 REPORT_SRC := report/intern.c report/demangle.c report/srcline.c report/syms.c \
 	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
 	      report/json.c report/diff.c report/load.c report/flame.c
