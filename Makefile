@@ -22,11 +22,13 @@ endif
 
 LIB_SRC := lib/util.c lib/bytes.c lib/md5.c
 RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
-PROC_SRC := proc/mappings.c proc/buildid.c proc/unwind.c proc/unwind_fp.c
+PROC_SRC := proc/mappings.c proc/buildid.c proc/unwind.c proc/unwind_fp.c proc/elfaddr.c
+# The privileged collector links no ELF structure checker (elfaddr).
+REC_PROC_SRC := $(filter-out proc/elfaddr.c,$(PROC_SRC))
 REC_SRC := collector/record.c collector/sideband.c \
 	   collector/probe.c collector/dwarfcg.c collector/stacktab.c \
 	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
-CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
+CONV_SRC := convert/convert.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c convert/pprof.c
@@ -63,7 +65,7 @@ $(B)/record.skel.h: $(B)/record.bpf.o
 
 $(B)/collector/record.o: $(B)/record.skel.h
 
-pgoprof-record: $(call obj,$(REC_SRC) $(PROC_SRC) $(RAW_SRC) $(LIB_SRC))
+pgoprof-record: $(call obj,$(REC_SRC) $(REC_PROC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
 pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(PROC_SRC) $(RAW_SRC) $(LIB_SRC)) $(PB_OBJ)
@@ -98,7 +100,7 @@ include tests/fuzz/fuzz.mk
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
+TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
 	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)
