@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stackdepth.h"
+
 /* x86-64 DWARF registers 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
  * rip. */
 #define UNWIND_NREGS 17
@@ -26,8 +28,8 @@
 #define UNWIND_REG_SP 7
 #define UNWIND_REG_IP 16
 #define UNWIND_ALL_REGS ((1u << UNWIND_NREGS) - 1)
-/* The kernel's default kernel.perf_event_max_stack, as in the fp path. */
-#define UNWIND_MAX_FRAMES 127
+/* As many frames as the kernel's frame-pointer walk gives. */
+#define UNWIND_MAX_FRAMES PROC_STACK_DEPTH_MAX
 
 enum unwind_mode {
 	UNWIND_DWARF,	/* every frame by CFI */
