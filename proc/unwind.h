@@ -107,7 +107,10 @@ struct unwinder;
 
 /* A new unwinder; locate(arg, ...) is its view of the mappings.  Files
  * are opened and kept open (one descriptor per file ID) until
- * unwind_free.  Never fails (exits when memory runs out, like xmalloc). */
+ * unwind_free.  Never returns NULL (exits when memory runs out, like
+ * xmalloc).  If libelf or libdw cannot be set up for x86-64, one message
+ * on stderr says so and unwind_stack returns the sampled IP alone
+ * (UNWIND_NO_CFI); nothing exits. */
 struct unwinder *unwind_new(enum unwind_mode mode, unwind_locate_fn locate,
 			    void *arg);
 void unwind_free(struct unwinder *u);
