@@ -77,7 +77,7 @@ static void value_parsers(const char *s)
 	int e = estimator_by_name(s), m = mode_by_name(s);
 
 	FUZZ_CHECK(f == FMT_NONE || !strcmp(format_name(f), s));
-	FUZZ_CHECK(e >= -1 && e <= EST_MAX);
+	FUZZ_CHECK(e >= -1 && e < EST_COUNT);
 	FUZZ_CHECK(m >= -1 && m <= MODE_STACK);
 	int v = afdo_version_by_name(s);
 
@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (parse_args(&c, argc, argv) < 0) {
 			FUZZ_CHECK(c.binary && c.raw_path);
 			FUZZ_CHECK(c.wo.format != FMT_NONE);
-			FUZZ_CHECK(c.estimator <= EST_MAX);
+			FUZZ_CHECK(c.estimator < EST_COUNT);
 		}
 	}
 	free(copy);
