@@ -22,22 +22,25 @@ endif
 
 LIB_SRC := lib/util.c lib/bytes.c lib/md5.c lib/strtab.c lib/strmap.c
 RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
-REC_SRC := collector/record.c collector/mappings.c collector/sideband.c \
-	   collector/buildid.c collector/probe.c collector/dwarfcg.c \
-	   collector/unwind.c collector/unwind_fp.c collector/stacktab.c \
+PROC_SRC := proc/mappings.c proc/buildid.c proc/unwind.c proc/unwind_fp.c proc/elfaddr.c
+# The privileged collector links no ELF structure checker (elfaddr).
+REC_PROC_SRC := $(filter-out proc/elfaddr.c,$(PROC_SRC))
+REC_SRC := collector/record.c collector/sideband.c \
+	   collector/probe.c collector/dwarfcg.c collector/stacktab.c \
 	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
-CONV_SRC := convert/convert.c convert/elfaddr.c convert/symbolize.c \
+CONV_SRC := convert/convert.c convert/symbolize.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c convert/pprof.c
 CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c
+	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c \
+	   cli/convert.c cli/writeopts.c
 REPORT_SRC := report/demangle.c report/srcline.c report/syms.c \
 	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
 	      report/json.c report/diff.c report/load.c report/flame.c
 IMPORT_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
 	      import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c \
-	      import/perfscript.c import/samples.c import/callgrind.c import/pprof.c collector/mappings.c collector/buildid.c collector/unwind.c collector/unwind_fp.c
+	      import/perfscript.c import/samples.c import/callgrind.c import/pprof.c
 
 PB_OBJ := $(B)/pprof/profile.pb-c.o
 
@@ -56,7 +59,7 @@ $(B)/vmlinux.h:
 	@mkdir -p $(B)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(B)/record.bpf.o: bpf/record.bpf.c bpf/record.h $(B)/vmlinux.h
+$(B)/record.bpf.o: bpf/record.bpf.c bpf/record.h proc/stackdepth.h $(B)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B) -Ibpf -c $< -o $@
 
 $(B)/record.skel.h: $(B)/record.bpf.o
@@ -64,10 +67,10 @@ $(B)/record.skel.h: $(B)/record.bpf.o
 
 $(B)/collector/record.o: $(B)/record.skel.h
 
-pgoprof-record: $(call obj,$(REC_SRC) $(RAW_SRC) $(LIB_SRC))
+pgoprof-record: $(call obj,$(REC_SRC) $(REC_PROC_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(RAW_SRC) $(LIB_SRC)) $(PB_OBJ)
+pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(PROC_SRC) $(RAW_SRC) $(LIB_SRC)) $(PB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
@@ -87,7 +90,7 @@ $(call obj,convert/pprof.c import/pprof.c) $(B)/san/convert/pprof.o \
 include tests/lbrsynth/lbrsynth.mk
 # Synthesized branch-record samples as perf.data, for conversion benchmarks.
 LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c \
-	      collector/buildid.c
+	      proc/buildid.c
 $(B)/bench/lbrgen: $(call obj,$(LBRGEN_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
 # Synthesized fleets of raw profiles, for bench/fleet-merge.sh.
@@ -99,10 +102,10 @@ include tests/fuzz/fuzz.mk
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/elfaddr.c convert/symbolize.c \
+TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
-	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(REPORT_SRC)
+	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c
@@ -113,7 +116,7 @@ $(B)/san/%.o: %.c
 # links without their objects.
 $(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC)) $(PB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/collector/unwind.o %/collector/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
+	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/proc/unwind.o %/proc/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # test_lbr's samples come from the random walk of tests/lbrgen.
 $(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o

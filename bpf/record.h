@@ -2,8 +2,8 @@
 #ifndef PGOPROF_RECORD_H
 #define PGOPROF_RECORD_H
 
-/* The kernel's default kernel.perf_event_max_stack. */
-#define MAX_STACK_DEPTH 127
+/* MAX_STACK_DEPTH: the kernel's PERF_MAX_STACK_DEPTH, 127. */
+#include "../proc/stackdepth.h"
 
 /* Counters in the per-CPU "stats" map, indexed by this enum. */
 enum record_stat {

@@ -1,5 +1,6 @@
 /* pgoprof merge: add raw profiles; counts add up exactly. */
 #include "cmds.h"
+#include "writeopts.h"
 #include "../convert/formats.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		   "      --md5-names       llvm-extbinary: names as MD5 hashes\n"
 		   "      --compress        llvm-extbinary: zlib-compressed sections\n"
 		   "      --afdo-version V  afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
-		   "                        earlier) or llvm (llvm-profdata, clang)\n");
+		   "                        earlier) or llvm (llvm-profdata, clang)\n"
+		   "      --gcc-version N   afdo: for GCC N (12 and later read version 2)\n");
 }
 
 
@@ -145,12 +147,9 @@ int cmd_merge(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "afdo-version", required_argument, NULL, 'A' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "md5-names", no_argument, NULL, 'M' },
-		{ "compress", no_argument, NULL, 'Z' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "strip-paths", no_argument, NULL, 'S' },
+		WRITE_LONGOPTS,
 		{ 0 },
 	};
 	struct write_options wo = { .afdo_version = 2 };
@@ -158,10 +157,17 @@ int cmd_merge(int argc, char **argv)
 	char **wfile = xcalloc(argc, sizeof(char *));
 	uint64_t *wval = xcalloc(argc, sizeof(uint64_t));
 	char **keep = xcalloc(argc, sizeof(char *));
-	int nw = 0, nkeep = 0, strip = 0, c, rc = 0;
+	int nw = 0, nkeep = 0, strip = 0, c, w, rc = 0;
 	struct any_profile dst = { 0 };
 
 	while ((c = getopt_long(argc, argv, "o:w:f:k:h", longopts, NULL)) != -1) {
+		w = write_option(c, optarg, &wo);
+		if (w < 0) {
+			rc = 2;
+			goto out;
+		}
+		if (w)
+			continue;
 		switch (c) {
 		case 'k':
 			keep[nkeep++] = optarg;
@@ -176,31 +182,19 @@ int cmd_merge(int argc, char **argv)
 			parse_weight(optarg, &wfile[nw], &wval[nw]);
 			nw++;
 			break;
-		case 'f':
-			wo.format = format_by_name(optarg);
-			if (wo.format == FMT_NONE)
-				die(2, "--format %s: not known; formats: llvm-text, llvm-extbinary, afdo", optarg);
-			break;
-		case 'M':
-			wo.md5_names = 1;
-			break;
-		case 'Z':
-			wo.compress = 1;
-			break;
-		case 'A':
-			wo.afdo_version = afdo_version_by_name(optarg);
-			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			goto out;
 		default:
 			usage(stderr);
-			return 2;
+			rc = 2;
+			goto out;
 		}
 	}
 	if (!out || optind >= argc) {
 		usage(stderr);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	for (int j = 0; j < nw; j++) {
 		int found = 0;
@@ -224,6 +218,7 @@ int cmd_merge(int argc, char **argv)
 		rc = 1;
 	}
 	any_profile_free(&dst);
+out:
 	free(wfile);
 	free(wval);
 	free(keep);

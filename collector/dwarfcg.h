@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "mappings.h"
+#include "../proc/mappings.h"
 #include "stacktab.h"
-#include "unwind.h"
+#include "../proc/unwind.h"
 
 struct qent;
 

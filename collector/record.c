@@ -8,7 +8,7 @@
 #include "../bpf/record.h"
 #include "record.skel.h"
 #include "dwarfcg.h"
-#include "mappings.h"
+#include "../proc/mappings.h"
 #include "outwriter.h"
 #include "privdrop.h"
 #include "rate.h"

@@ -5,7 +5,7 @@
 #define PGOPROF_SIDEBAND_H
 
 #include <stdint.h>
-#include "mappings.h"
+#include "../proc/mappings.h"
 
 struct sideband {
 	int ncpus;

@@ -1,6 +1,6 @@
-/* pgoprof convert: the samples of one binary (found by build-ID in a raw
- * profile) -> a function-sample tree -> a compiler's profile format. */
-#include "../cli/cmds.h"
+/* The conversion of convert.h: one binary's samples in a raw profile -> a
+ * function-sample tree -> a compiler's profile format. */
+#include "convert.h"
 #include "fstree.h"
 #include "blocks.h"
 #include "estimate.h"
@@ -11,7 +11,6 @@
 #include "../raw/rawprof.h"
 #include "../lib/hash.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,7 @@ struct conv {
 	uint64_t *drop;			/* dropped or edges_dropped */
 	size_t zero_funcs;		/* call targets only: omitted */
 	enum estimator estimator;
-	enum { TARGETS_CALLS, TARGETS_STACK, TARGETS_NONE } targets;
+	enum call_targets targets;
 	struct est_table est;
 	uint8_t *consumed;		/* per IP record: counted by the walk */
 	size_t ip_next;			/* walk: first IP record at or after
@@ -66,129 +65,6 @@ struct conv {
 	int lbr_mode;			/* the object has branch records */
 	struct lbr_stats lbr;
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: pgoprof convert RAW --binary ELF [--debug-binary ELF] [-o OUT]\n"
-"                       [--format FORMAT] [FORMAT OPTIONS]\n\n"
-"Write the sample profile of one binary from a raw profile.  The binary is\n"
-"found in the profile by its build-ID (a binary without one: by its\n"
-"content, or by the path it was recorded at); it needs debug info (-g; with\n"
-"clang also -fdebug-info-for-profiling), in itself, in --debug-binary,\n"
-"through .gnu_debuglink or under /usr/lib/debug/.build-id/.\n\n"
-"  -b, --binary ELF        the executable or shared library to profile\n"
-"  -g, --debug-binary ELF  its separate debug info file\n"
-"      --recorded-path PATH  the samples of the object recorded at PATH\n"
-"                          without a build-ID ('pgoprof show' lists them),\n"
-"                          when not the only one named like ELF\n"
-"  -o, --output OUT        write here (atomically) instead of stdout\n"
-"  -f, --format FORMAT     llvm-extbinary (default; clang -fprofile-sample-use=OUT,\n"
-"                          compact, fastest to load), llvm-text (readable),\n"
-"                          afdo (gcc -fauto-profile=OUT)\n"
-"      --md5-names         llvm-extbinary: names as MD5 hashes (smaller)\n"
-"      --compress          llvm-extbinary: zlib-compressed sections\n"
-"      --gcc-version N     afdo: for GCC N (12 and later read version 2)\n"
-"      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
-"                          earlier) or llvm (llvm-profdata, clang)\n"
-"  -e, --estimator E       a line's count from its instructions' samples:\n"
-"                          mean (default; per instruction), sum, max,\n"
-"                          block (the mean of its basic blocks), block-capped\n"
-"                          (the same without each block's most sampled\n"
-"                          instruction), flow (block-capped, pooled over the\n"
-"                          blocks that run equally often)\n"
-"      --call-targets T    stack samples, without branch records: a call\n"
-"                          target's count is stack (default; the samples\n"
-"                          taken in the callee called from there), calls\n"
-"                          (the call's line count shared among its callees),\n"
-"                          or none (no call targets)\n"
-"  -q, --quiet             print only errors\n\n"
-"Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n");
-}
-
-static int parse_args(struct conv *c, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "binary", required_argument, NULL, 'b' },
-		{ "debug-binary", required_argument, NULL, 'g' },
-		{ "recorded-path", required_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "md5-names", no_argument, NULL, 'M' },
-		{ "compress", no_argument, NULL, 'Z' },
-		{ "gcc-version", required_argument, NULL, 'G' },
-		{ "afdo-version", required_argument, NULL, 'A' },
-		{ "estimator", required_argument, NULL, 'e' },
-		{ "call-targets", required_argument, NULL, 'T' },
-		{ 0 },
-	};
-	const char *format = "llvm-extbinary";
-	char *end;
-	long v;
-	int o;
-
-	c->wo.afdo_version = 2;
-	c->estimator = EST_MEAN;
-	c->targets = TARGETS_STACK;
-	while ((o = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
-		switch (o) {
-		case 'b': c->binary = optarg; break;
-		case 'g': c->debug = optarg; break;
-		case 'R': c->recorded_path = optarg; break;
-		case 'o': c->output = optarg; break;
-		case 'f': format = optarg; break;
-		case 'M': c->wo.md5_names = 1; break;
-		case 'Z': c->wo.compress = 1; break;
-		case 'G':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 4 || v > 99) {
-				err("--gcc-version %s: give GCC's major version, e.g. 12", optarg);
-				return 2;
-			}
-			c->wo.afdo_version = v >= 12 ? 2 : 1;
-			break;
-		case 'A':
-			c->wo.afdo_version = afdo_version_by_name(optarg);
-			break;
-		case 'e':
-			if (estimator_by_name(optarg) < 0) {
-				err("--estimator %s: give mean, sum, max, block, block-capped or flow", optarg);
-				return 2;
-			}
-			c->estimator = (enum estimator)estimator_by_name(optarg);
-			break;
-		case 'T':
-			if (!strcmp(optarg, "calls"))
-				c->targets = TARGETS_CALLS;
-			else if (!strcmp(optarg, "stack"))
-				c->targets = TARGETS_STACK;
-			else if (!strcmp(optarg, "none"))
-				c->targets = TARGETS_NONE;
-			else {
-				err("--call-targets %s: give calls, stack or none", optarg);
-				return 2;
-			}
-			break;
-		case 'q': c->quiet = 1; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind + 1 != argc || !c->binary) {
-		usage(stderr);
-		return 2;
-	}
-	c->raw_path = argv[optind];
-	c->wo.format = format_by_name(format);
-	if (c->wo.format == FMT_NONE) {
-		err("--format %s: not known; formats: llvm-text, llvm-extbinary, afdo", format);
-		return 2;
-	}
-	return 0;
-}
 
 static int find_object(struct conv *c)
 {
@@ -656,15 +532,16 @@ static void report(const struct conv *c)
 		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
 }
 
-int cmd_convert(int argc, char **argv)
+int convert_profile(const struct convert_options *o)
 {
-	struct conv c = { 0 };
-	int rc;
+	struct conv c = {
+		.raw_path = o->raw_path, .binary = o->binary, .debug = o->debug,
+		.output = o->output, .recorded_path = o->recorded_path,
+		.wo = o->wo, .quiet = o->quiet, .estimator = o->estimator,
+		.targets = o->targets,
+	};
+	int rc = 1;
 
-	rc = parse_args(&c, argc, argv);
-	if (rc)
-		return rc;
-	rc = 1;
 	if (raw_read_file(&c.raw, c.raw_path))
 		return 1;
 	c.sym = sym_open(c.binary, c.debug, 1);

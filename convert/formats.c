@@ -36,8 +36,7 @@ int afdo_version_by_name(const char *name)
 		return 1;
 	if (!strcmp(name, "llvm"))
 		return AFDO_VERSION_LLVM;
-	die(2, "--afdo-version %s: give 2 (GCC 12 and later), 1 (GCC 11 and earlier) or llvm (llvm-profdata, clang)",
-	    name);
+	return -1;
 }
 
 enum prof_format format_detect(const uint8_t *buf, size_t len)

@@ -25,8 +25,9 @@ struct write_options {
 enum prof_format format_by_name(const char *name);
 const char *format_name(enum prof_format f);
 
-/* "2", "1" or "llvm" -> the afdo_write version word; exits with status 2
- * and a message naming the choices otherwise (a command-line helper). */
+/* "2", "1" or "llvm" -> the afdo_write version word (1, 2 or
+ * AFDO_VERSION_LLVM); -1 for any other name, without a message (the
+ * caller names the option it came from). */
 int afdo_version_by_name(const char *name);
 
 /* What buf holds: FMT_NONE if no compiler format (e.g. a raw profile). */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "elfaddr.h"
+#include "../proc/elfaddr.h"
 
 #define SYM_MAX_FRAMES 64
 

@@ -1,7 +1,7 @@
 /* callgrind output -> exact-count raw profile; see callgrind.h. */
 #include "callgrind.h"
-#include "../collector/buildid.h"
-#include "../convert/elfaddr.h"
+#include "../proc/buildid.h"
+#include "../proc/elfaddr.h"
 #include "../lib/md5.h"
 #include "../lib/util.h"
 

@@ -12,7 +12,7 @@
  * pgoprof-record (collector/record.c add_stack()); the copies of the user
  * stack of --call-graph dwarf (PERF_SAMPLE_REGS_USER and STACK_USER) are
  * first unwound as pgoprof-record --call-graph dwarf unwinds them
- * (collector/unwind.h), with the mappings of the file; branch stacks become
+ * (proc/unwind.h), with the mappings of the file; branch stacks become
  * taken branches and the fall-through ranges between them by the rules of
  * bpf/record.bpf.c on_lbr_sample().  docs/raw-format.md describes both.
  * These rules, the mapping -> object rule below and the counters they keep

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include "perfdata.h"
 #include "samples.h"
-#include "../collector/unwind.h"
+#include "../proc/unwind.h"
 #include "../lib/bytes.h"
 
 /* ---- constants of the file format ---- */

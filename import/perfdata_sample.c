@@ -5,7 +5,7 @@
  * or --call-graph dwarf registers and stack unwound as pgoprof-record
  * does) and branch stack into the samples (import/samples.h). */
 #include "perfdata_int.h"
-#include "../bpf/record.h"	/* MAX_STACK_DEPTH: the collector's stack depth */
+#include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
 #include "../lib/util.h"
 
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * are perf_header__fprintf_info's.  What the samples become is decided by
  * import/samples.c, as for perf.data. */
 #include <linux/types.h>
-#include "../bpf/record.h"	/* MAX_STACK_DEPTH: the collector's stack depth */
+#include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
 #include "perfscript.h"
 #include "samples.h"
 #include "../lib/util.h"

@@ -89,8 +89,12 @@ static uint8_t *gunzip(const uint8_t *buf, size_t len, const char *name,
 	uint8_t *out = xmalloc(cap);
 	int rc = Z_OK;
 
-	if (inflateInit2(&z, 15 + 16) != Z_OK)
-		die(1, "zlib: inflateInit2 failed");
+	if (inflateInit2(&z, 15 + 16) != Z_OK) {	/* out of memory */
+		err("%s: zlib cannot start inflating: %s", name,
+		    z.msg ? z.msg : "out of memory");
+		free(out);
+		return NULL;
+	}
 	z.next_in = (Bytef *)buf;
 	for (size_t left = len; rc != Z_STREAM_END || left;) {
 		if (rc == Z_STREAM_END) {	/* another member, or garbage */

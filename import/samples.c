@@ -2,7 +2,7 @@
  * spaces, mappings to objects, stacks and branch stacks to the tables of a
  * raw profile, and the counters of what could not be attributed. */
 #include "samples.h"
-#include "../collector/buildid.h"
+#include "../proc/buildid.h"
 #include "../lib/util.h"
 #include "../version.h"
 

@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../collector/mappings.h"
+#include "../proc/mappings.h"
 #include "../raw/rawprof.h"
 #include "../lib/strmap.h"
 

@@ -26,12 +26,12 @@ FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c lib/strtab.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
-	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/samples.c collector/buildid.c collector/mappings.c \
-	collector/unwind.c collector/unwind_fp.c \
+	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/samples.c \
+	proc/buildid.c proc/mappings.c proc/unwind.c proc/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfscript_SRC := import/perfscript.c import/samples.c collector/buildid.c \
-	collector/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_elf_SRC := collector/buildid.c convert/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
+fuzz_perfscript_SRC := import/perfscript.c import/samples.c proc/buildid.c \
+	proc/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
+fuzz_elf_SRC := proc/buildid.c proc/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
 fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
 fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
@@ -42,8 +42,8 @@ $(FUZZ_PB): third_party/pprof/profile.proto
 	@mkdir -p $(dir $@)
 	protoc-c --c_out=$(dir $@) --proto_path=third_party/pprof $<
 $(FUZZ_B)/obj/import/pprof.o $(FUZZ_B)/plain/obj/import/pprof.o: $(FUZZ_PB)
-# fuzz_cmdline.c includes convert/convert.c itself.
-fuzz_cmdline_SRC := convert/elfaddr.c convert/symbolize.c convert/fstree.c \
+# fuzz_cmdline.c includes cli/convert.c itself.
+fuzz_cmdline_SRC := convert/convert.c cli/writeopts.c proc/elfaddr.c convert/symbolize.c convert/fstree.c \
 	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
 	convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c collector/probe.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)

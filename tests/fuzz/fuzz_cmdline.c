@@ -2,28 +2,28 @@
  *
  * The input is a command line: arguments separated by NUL bytes (at most
  * 64).  Covered:
- *   - pgoprof convert's option parser, parse_args() of convert/convert.c,
+ *   - pgoprof convert's option parser, parse_args() of cli/convert.c,
  *     which this file includes to reach the static function (the file is
- *     compiled here instead of linked; nothing in it is changed);
+ *     compiled here instead of linked; nothing in it is changed), and
+ *     write_option() of cli/writeopts.c that it shares with merge;
  *   - the value parsers behind the options of every command:
  *     format_by_name/format_name (--format), estimator_by_name
  *     (--estimator), mode_by_name (pgoprof-record --mode),
- *     afdo_version_by_name (--afdo-version; only with a value it accepts,
- *     see below).
+ *     afdo_version_by_name (--afdo-version).
  *
  * Not covered, because the code ends the process or touches files on
  * purpose, and a fuzz target must do neither (libFuzzer reports an exit as
  * a crash; forking per input is too slow to fuzz):
- *   - convert's -h/--help (exit 0) and --afdo-version with a value other
- *     than 2, 1 or llvm (die(2) in afdo_version_by_name): command lines that
- *     could reach them are skipped, conservatively (see reaches_exit);
+ *   - convert's -h/--help (usage on stdout, as often as the fuzzer finds
+ *     it): command lines that could reach it are skipped, conservatively
+ *     (see reaches_help);
  *   - cmd_merge, cmd_show, cmd_check, cmd_import (cli/): option parsing
  *     and file reading/writing are one function, and several bad options
  *     die(2);
  *   - pgoprof-record's parse_options (collector/record.c): static in a file
  *     that needs the BPF skeleton and libbpf, and every error path exits.
  * Their file formats are fuzzed by the other targets. */
-#include "../../convert/convert.c"
+#include "../../cli/convert.c"
 #include "../../collector/probe.h"
 #include "../../convert/afdo.h"
 #include "fuzz.h"
@@ -42,10 +42,9 @@ static int abbreviates(const char *s, size_t n, const char *name)
 	return n > 0 && n <= strlen(name) && !strncmp(s, name, n);
 }
 
-/* 1 if getopt_long could hand parse_args a -h, or an --afdo-version value
- * that afdo_version_by_name dies on.  Errs on the side of 1: an option's
- * argument that looks like an option counts as one. */
-static int reaches_exit(int argc, char **argv)
+/* 1 if getopt_long could hand parse_args a -h.  Errs on the side of 1: an
+ * option's argument that looks like an option counts as one. */
+static int reaches_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -60,12 +59,6 @@ static int reaches_exit(int argc, char **argv)
 
 			if (abbreviates(name, n, "help"))
 				return 1;
-			if (abbreviates(name, n, "afdo-version")) {
-				const char *v = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
-
-				if (v && !valid_afdo_version(v))
-					return 1;
-			}
 			continue;
 		}
 		for (const char *c = a + 1; *c; c++) {
@@ -84,20 +77,19 @@ static void value_parsers(const char *s)
 	int e = estimator_by_name(s), m = mode_by_name(s);
 
 	FUZZ_CHECK(f == FMT_NONE || !strcmp(format_name(f), s));
-	FUZZ_CHECK(e >= -1 && e <= EST_MAX);
+	FUZZ_CHECK(e >= -1 && e < EST_COUNT);
 	FUZZ_CHECK(m >= -1 && m <= MODE_STACK);
-	if (valid_afdo_version(s)) {
-		int v = afdo_version_by_name(s);
+	int v = afdo_version_by_name(s);
 
-		FUZZ_CHECK(v == 1 || v == 2 || v == AFDO_VERSION_LLVM);
-	}
+	FUZZ_CHECK(valid_afdo_version(s) ? v == 1 || v == 2 || v == AFDO_VERSION_LLVM
+					 : v == -1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *copy = malloc(size + 1), *argv[MAX_ARGS + 2];
 	int argc = 0;
-	struct conv c;
+	struct convert_options c;
 	size_t i = 0;
 
 	memcpy(copy, data, size);
@@ -111,13 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int k = 1; k < argc; k++)
 		value_parsers(argv[k]);
-	if (!reaches_exit(argc, argv)) {
+	if (!reaches_help(argc, argv)) {
 		memset(&c, 0, sizeof(c));
 		optind = 0;	/* glibc: start a new scan */
-		if (parse_args(&c, argc, argv) == 0) {
+		if (parse_args(&c, argc, argv) < 0) {
 			FUZZ_CHECK(c.binary && c.raw_path);
 			FUZZ_CHECK(c.wo.format != FMT_NONE);
-			FUZZ_CHECK(c.estimator <= EST_MAX);
+			FUZZ_CHECK(c.estimator < EST_COUNT);
 		}
 	}
 	free(copy);

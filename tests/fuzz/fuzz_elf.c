@@ -1,7 +1,7 @@
 /* Fuzz target: the ELF readers, on a file holding the input.
- *   collector/buildid.c buildid_read_fd: the collector's own bounded reader
+ *   proc/buildid.c buildid_read_fd: the collector's own bounded reader
  *     of the ELF header, program headers and PT_NOTE segments;
- *   convert/elfaddr.c elf_load_segments (libelf program headers -> PT_LOAD
+ *   proc/elfaddr.c elf_load_segments (libelf program headers -> PT_LOAD
  *     table) and the offset <-> vaddr maps over it;
  *   convert/symbolize.c sym_open(path, NULL, 0): libdwfl, the DWARF index,
  *     then lookups, names and instruction decoding at addresses of the
@@ -11,8 +11,8 @@
  * so what libdwfl looks for next to it (.gnu_debuglink) is only the file
  * itself. */
 #include "fuzz.h"
-#include "../../collector/buildid.h"
-#include "../../convert/elfaddr.h"
+#include "../../proc/buildid.h"
+#include "../../proc/elfaddr.h"
 #include "../../convert/symbolize.h"
 
 #include <dirent.h>

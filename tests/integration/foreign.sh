@@ -1,7 +1,7 @@
 #!/bin/sh
 # pgoprof import of a perf.data recorded on another architecture: the
 # user registers of --call-graph dwarf samples (x86-64's layout only, in
-# collector/unwind.c) are not unwound, one line says so, the samples are
+# proc/unwind.c) are not unwound, one line says so, the samples are
 # counted in import.user_regs_foreign_arch, and their IP samples are the
 # same as those of the file recorded here.  The foreign file is a real
 # perf record --call-graph dwarf file whose HEADER_ARCH ("uname -m" of the

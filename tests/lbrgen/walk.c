@@ -1,7 +1,7 @@
 /* The random walk that synthesizes branch records: walk.h. */
 #include "walk.h"
 #include "../../lib/util.h"
-#include "../../collector/buildid.h"
+#include "../../proc/buildid.h"
 
 #include <fcntl.h>
 #include <gelf.h>

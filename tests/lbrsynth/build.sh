@@ -10,7 +10,7 @@ CLANG=${CLANG:-clang-16}
 mkdir -p "$OUTDIR/progs"
 $CC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers -O2 -g \
 	-o "$OUTDIR/lbrsynth" "$TOP/tests/lbrsynth/lbrsynth.c" "$TOP/tests/lbrsynth/perfwrite.c" \
-	"$TOP/collector/mappings.c" "$TOP/collector/buildid.c" \
+	"$TOP/proc/mappings.c" "$TOP/proc/buildid.c" \
 	"$TOP/raw/rawprof.c" "$TOP/raw/rawio.c" "$TOP/raw/stacks.c" "$TOP/raw/filter.c" "$TOP/lib/util.c" "$TOP/lib/bytes.c" "$TOP/lib/md5.c" \
 	-lcapstone
 for p in "$TOP"/tests/lbrsynth/progs/*.c; do

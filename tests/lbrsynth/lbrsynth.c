@@ -33,7 +33,7 @@
  * dynamic loader.
  */
 #include "../../raw/rawprof.h"
-#include "../../collector/mappings.h"
+#include "../../proc/mappings.h"
 #include "../../lib/util.h"
 #include "perfwrite.h"
 

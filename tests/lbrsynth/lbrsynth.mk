@@ -2,7 +2,7 @@
 # top-level Makefile:  include tests/lbrsynth/lbrsynth.mk
 # Uses its variables B, CC, WARN, CFLAGS, LDFLAGS, obj, RAW_SRC, LIB_SRC.
 LBRSYNTH_CLANG ?= clang-16
-LBRSYNTH_SRC := tests/lbrsynth/lbrsynth.c tests/lbrsynth/perfwrite.c collector/mappings.c collector/buildid.c
+LBRSYNTH_SRC := tests/lbrsynth/lbrsynth.c tests/lbrsynth/perfwrite.c proc/mappings.c proc/buildid.c
 LBRSYNTH_PROGS := $(patsubst tests/lbrsynth/progs/%.c,$(B)/lbrsynth-progs/%,$(wildcard tests/lbrsynth/progs/*.c))
 
 $(B)/lbrsynth: $(call obj,$(LBRSYNTH_SRC) $(RAW_SRC) $(LIB_SRC))

@@ -3,7 +3,7 @@
  * reason, and a clean error for each kind of bad input.  The object is
  * this test program itself (its build-ID and PT_LOAD segments). */
 #include "check.h"
-#include "../../convert/elfaddr.h"
+#include "../../proc/elfaddr.h"
 #include "../../import/callgrind.h"
 #include "../../lib/util.h"
 

@@ -2,7 +2,7 @@
  * on synthetic layouts and on real ELF files (a PIE and libc), and LLVM's
  * discriminator decoding. */
 #include "check.h"
-#include "../../convert/elfaddr.h"
+#include "../../proc/elfaddr.h"
 #include "../../convert/symbolize.h"
 
 #include <fcntl.h>

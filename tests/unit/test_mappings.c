@@ -1,8 +1,8 @@
-/* collector/mappings.c: address -> (object, file offset) with shadowing,
+/* proc/mappings.c: address -> (object, file offset) with shadowing,
  * through the sorted index and the unindexed newest mappings, against a
  * plain newest-first scan. */
 #include "check.h"
-#include "../../collector/mappings.h"
+#include "../../proc/mappings.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * give a clean one-line error with a byte offset, never a crash (ASan). */
 #include "check.h"
 #include "capture.h"
-#include "../../collector/buildid.h"
+#include "../../proc/buildid.h"
 #include "../../import/perfdata.h"
 #include "../../lib/bytes.h"
 #include "../../lib/util.h"

@@ -4,7 +4,7 @@
  * are synthesized with the raw API, at file offsets computed from small
  * programs built here with clang-16 and g++ (SKIP without them). */
 #include "check.h"
-#include "../../convert/elfaddr.h"
+#include "../../proc/elfaddr.h"
 #include "../../convert/formats.h"
 #include "../../convert/llvm_text.h"
 #include "../../convert/symbolize.h"

@@ -1,14 +1,15 @@
-/* The unwinder (collector/unwind.h) on this very process: a snapshot of
+/* The unwinder (proc/unwind.h) on this very process: a snapshot of
  * its registers and stack, taken by an assembly function, unwinds back to
  * main; bad input (garbage registers, a stack pointer in no mapping, no
  * stack, CFI that loops, unreadable files) ends with its reason.  x86-64
  * only. */
 #include "check.h"
+#include "capture.h"
 
 /* The unwinder is not in the test library's sources (the Makefile's
  * TESTLIB_SRC); compile it in.  Drop these two lines if it joins them. */
-#include "../../collector/unwind.c"
-#include "../../collector/unwind_fp.c"
+#include "../../proc/unwind.c"
+#include "../../proc/unwind_fp.c"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -366,6 +367,30 @@ static void test_invalidate(void)
 	unwind_free(u);
 }
 
+/* libdw that cannot be set up (here: no x86-64 ELF for the Dwfl) is an
+ * error said once, and the samples keep their IP: the process goes on. */
+static void test_no_dwfl(void)
+{
+	struct unwinder *u = unwind_new(UNWIND_DWARF, locate, NULL);
+	struct unwind_sample s = sample(full_len(), 1);
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	enum unwind_end end;
+	char msg[512];
+
+	elf_end(u->arch_elf);
+	u->arch_elf = NULL;
+	capture_begin();
+	CHECK(unwind_stack(u, &s, pcs, UNWIND_MAX_FRAMES, &end) == 1);
+	CHECK(end == UNWIND_NO_CFI && pcs[0] == s.regs[UNWIND_REG_IP]);
+	CHECK(unwind_stack(u, &s, pcs, UNWIND_MAX_FRAMES, &end) == 1);
+	capture_end(msg, sizeof(msg));
+	const char *said = strstr(msg, "libdw cannot unwind x86-64 here");
+	CHECK(said != NULL);	/* once for both samples */
+	CHECK(said && !strstr(said + 1, "libdw cannot unwind x86-64 here"));
+	CHECK(unwind_get_stats(u)->dwfl_builds == 0);
+	unwind_free(u);
+}
+
 static void test_keeps_fp(void)
 {
 	int self = open("/proc/self/exe", O_RDONLY);
@@ -420,6 +445,7 @@ int main(void)
 	RUN(test_garbage);
 	RUN(test_bad_files);
 	RUN(test_invalidate);
+	RUN(test_no_dwfl);
 	RUN(test_keeps_fp);
 	RUN(test_regs_from_perf);
 	RUN(test_loop_cfi);

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stackdepth.h"
+
 /* x86-64 DWARF registers 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
  * rip. */
 #define UNWIND_NREGS 17
@@ -26,8 +28,8 @@
 #define UNWIND_REG_SP 7
 #define UNWIND_REG_IP 16
 #define UNWIND_ALL_REGS ((1u << UNWIND_NREGS) - 1)
-/* The kernel's default kernel.perf_event_max_stack, as in the fp path. */
-#define UNWIND_MAX_FRAMES 127
+/* As many frames as the kernel's frame-pointer walk gives. */
+#define UNWIND_MAX_FRAMES PROC_STACK_DEPTH_MAX
 
 enum unwind_mode {
 	UNWIND_DWARF,	/* every frame by CFI */
@@ -105,7 +107,10 @@ struct unwinder;
 
 /* A new unwinder; locate(arg, ...) is its view of the mappings.  Files
  * are opened and kept open (one descriptor per file ID) until
- * unwind_free.  Never fails (exits when memory runs out, like xmalloc). */
+ * unwind_free.  Never returns NULL (exits when memory runs out, like
+ * xmalloc).  If libelf or libdw cannot be set up for x86-64, one message
+ * on stderr says so and unwind_stack returns the sampled IP alone
+ * (UNWIND_NO_CFI); nothing exits. */
 struct unwinder *unwind_new(enum unwind_mode mode, unwind_locate_fn locate,
 			    void *arg);
 void unwind_free(struct unwinder *u);

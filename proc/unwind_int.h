@@ -1,4 +1,4 @@
-/* Internals shared by the unwinder's source files (collector/unwind*.c). */
+/* Internals shared by the unwinder's source files (proc/unwind*.c). */
 #ifndef PGOPROF_UNWIND_INT_H
 #define PGOPROF_UNWIND_INT_H
 

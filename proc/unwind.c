@@ -80,8 +80,10 @@ struct unwinder {
 	struct uw_proc *procs[256];
 	size_t nprocs;
 	uint64_t clock;
-	Elf *arch_elf;		/* an x86-64 ELF header: the Dwfl's architecture */
+	Elf *arch_elf;		/* an x86-64 ELF header: the Dwfl's architecture;
+				 * NULL if libelf could not make it */
 	unsigned char arch_image[sizeof(Elf64_Ehdr)];
+	int said_no_dwfl;	/* the message of proc_reset was printed */
 	struct unwind_stats st;
 };
 
@@ -303,18 +305,35 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
-static void proc_reset(struct unwinder *u, struct uw_proc *p)
+/* A new Dwfl for p.  Returns 0, or -1 with p->dwfl NULL when libelf or
+ * libdw cannot be set up (out of memory, or libdw without its x86-64
+ * backend): its samples then keep their IP only (unwind_stack), and the
+ * first failure of the unwinder says so on stderr. */
+static int proc_reset(struct unwinder *u, struct uw_proc *p)
 {
+	const char *why = NULL;
+
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
 	p->nmods = 0;
 	p->stale = 0;
-	p->dwfl = dwfl_begin(&dwfl_callbacks);
-	if (!p->dwfl)
-		die(1, "libdw: %s", dwfl_errmsg(-1));
-	if (!dwfl_attach_state(p->dwfl, u->arch_elf, p->pid, &thread_callbacks, p))
-		die(1, "libdw cannot unwind x86-64 here: %s", dwfl_errmsg(-1));
-	u->st.dwfl_builds++;
+	p->dwfl = u->arch_elf ? dwfl_begin(&dwfl_callbacks) : NULL;
+	if (!u->arch_elf)
+		why = "libelf cannot describe x86-64";
+	else if (!p->dwfl)
+		why = dwfl_errmsg(-1);
+	else if (!dwfl_attach_state(p->dwfl, u->arch_elf, p->pid, &thread_callbacks, p))
+		why = dwfl_errmsg(-1);
+	if (!why) {
+		u->st.dwfl_builds++;
+		return 0;
+	}
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	if (!u->said_no_dwfl++)
+		err("libdw cannot unwind x86-64 here (%s): stacks that need CFI keep their sampled IP only (unwind.no_cfi)", why);
+	return -1;
 }
 
 static void proc_free(struct uw_proc *p)
@@ -694,8 +713,8 @@ size_t unwind_stack(struct unwinder *u, const struct unwind_sample *s,
 		finish(&r, UNWIND_BAD_ADDRESS);
 	else if (!s->stack_len || !s->stack)
 		finish(&r, UNWIND_NO_STACK);
-	else
-		r.p = get_proc(u, s->pid);
+	else if (!(r.p = get_proc(u, s->pid))->dwfl)
+		finish(&r, UNWIND_NO_CFI);	/* proc_reset failed */
 	while (!r.ended && cfi_segment(&r) && fp_segment(&r))
 		;
 	u->st.frames += r.n;
@@ -718,9 +737,8 @@ static void make_arch_elf(struct unwinder *u)
 	eh->e_version = EV_CURRENT;
 	eh->e_ehsize = sizeof(*eh);
 	elf_version(EV_CURRENT);
+	/* NULL only when out of memory: proc_reset then says so. */
 	u->arch_elf = elf_memory((char *)u->arch_image, sizeof(u->arch_image));
-	if (!u->arch_elf)
-		die(1, "libelf: %s", elf_errmsg(-1));
 }
 
 struct unwinder *unwind_new(enum unwind_mode mode, unwind_locate_fn locate,

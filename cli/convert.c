@@ -1,0 +1,123 @@
+/* pgoprof convert: the command line of convert/convert.h. */
+#include "cmds.h"
+#include "writeopts.h"
+#include "../convert/convert.h"
+#include "../lib/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pgoprof convert RAW --binary ELF [--debug-binary ELF] [-o OUT]\n"
+"                       [--format FORMAT] [FORMAT OPTIONS]\n\n"
+"Write the sample profile of one binary from a raw profile.  The binary is\n"
+"found in the profile by its build-ID (a binary without one: by its\n"
+"content, or by the path it was recorded at); it needs debug info (-g; with\n"
+"clang also -fdebug-info-for-profiling), in itself, in --debug-binary,\n"
+"through .gnu_debuglink or under /usr/lib/debug/.build-id/.\n\n"
+"  -b, --binary ELF        the executable or shared library to profile\n"
+"  -g, --debug-binary ELF  its separate debug info file\n"
+"      --recorded-path PATH  the samples of the object recorded at PATH\n"
+"                          without a build-ID ('pgoprof show' lists them),\n"
+"                          when not the only one named like ELF\n"
+"  -o, --output OUT        write here (atomically) instead of stdout\n"
+"  -f, --format FORMAT     llvm-extbinary (default; clang -fprofile-sample-use=OUT,\n"
+"                          compact, fastest to load), llvm-text (readable),\n"
+"                          afdo (gcc -fauto-profile=OUT)\n"
+"      --md5-names         llvm-extbinary: names as MD5 hashes (smaller)\n"
+"      --compress          llvm-extbinary: zlib-compressed sections\n"
+"      --gcc-version N     afdo: for GCC N (12 and later read version 2)\n"
+"      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
+"                          earlier) or llvm (llvm-profdata, clang)\n"
+"  -e, --estimator E       a line's count from its instructions' samples:\n"
+"                          mean (default; per instruction), sum, max,\n"
+"                          block (the mean of its basic blocks), block-capped\n"
+"                          (the same without each block's most sampled\n"
+"                          instruction), flow (block-capped, pooled over the\n"
+"                          blocks that run equally often)\n"
+"      --call-targets T    stack samples, without branch records: a call\n"
+"                          target's count is stack (default; the samples\n"
+"                          taken in the callee called from there), calls\n"
+"                          (the call's line count shared among its callees),\n"
+"                          or none (no call targets)\n"
+"  -q, --quiet             print only errors\n\n"
+"Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
+"2 usage.\n");
+}
+
+/* argv -> *o.  Returns -1 to go on, else the exit status: 0 after -h
+ * (usage on stdout), 2 after bad usage (a message or the usage on
+ * stderr). */
+static int parse_args(struct convert_options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'b' },
+		{ "debug-binary", required_argument, NULL, 'g' },
+		{ "recorded-path", required_argument, NULL, 'R' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "estimator", required_argument, NULL, 'e' },
+		{ "call-targets", required_argument, NULL, 'T' },
+		WRITE_LONGOPTS,
+		{ 0 },
+	};
+	int opt, w;
+
+	o->wo.format = FMT_LLVM_EXTBINARY;
+	o->wo.afdo_version = 2;
+	o->estimator = EST_MEAN;
+	o->targets = TARGETS_STACK;
+	while ((opt = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
+		w = write_option(opt, optarg, &o->wo);
+		if (w < 0)
+			return 2;
+		if (w)
+			continue;
+		switch (opt) {
+		case 'b': o->binary = optarg; break;
+		case 'g': o->debug = optarg; break;
+		case 'R': o->recorded_path = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'e':
+			if (estimator_by_name(optarg) < 0) {
+				err("--estimator %s: give mean, sum, max, block, block-capped or flow", optarg);
+				return 2;
+			}
+			o->estimator = (enum estimator)estimator_by_name(optarg);
+			break;
+		case 'T':
+			if (!strcmp(optarg, "calls"))
+				o->targets = TARGETS_CALLS;
+			else if (!strcmp(optarg, "stack"))
+				o->targets = TARGETS_STACK;
+			else if (!strcmp(optarg, "none"))
+				o->targets = TARGETS_NONE;
+			else {
+				err("--call-targets %s: give calls, stack or none", optarg);
+				return 2;
+			}
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc || !o->binary) {
+		usage(stderr);
+		return 2;
+	}
+	o->raw_path = argv[optind];
+	return -1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert_options o = { 0 };
+	int rc = parse_args(&o, argc, argv);
+
+	return rc >= 0 ? rc : convert_profile(&o);
+}
