@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof: make, make check, make install PREFIX=..., make deps, make demo
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Interleaved A/B wall-clock timing of two commands.  A front end of
 # pgo/validate.sh, which does the timing and the statistics, here without
 # its regression gate.

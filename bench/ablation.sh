@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The converter's rules on and off (issue 14): bench/quality.sh once per
 # variant on the same recordings, then one table of Ir against -O2 and the
 # fraction of the exact-count profile's reduction, per program x compiler.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: every benchmark under bench/, each writing its Markdown table
 # to bench/results/, then all tables collected in bench/results/README.md.
 # Root (BPF, perf); fetches sqlite/bzip2 sources at first use; long (the

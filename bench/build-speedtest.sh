@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Build SQLite's speedtest1 benchmark from the amalgamation.
 set -eu
 

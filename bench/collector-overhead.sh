@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Collector overhead: a CPU-bound workload (pgo/examples/wordfreq.c) under
 # no profiler, pgoprof record (stack mode, --call-graph fp and dwarf) and
 # perf record (-g and --call-graph dwarf) at several frequencies, in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Before and after: two pgoprof builds on the same inputs, interleaved.
 # `pgoprof import` of a branch-record and a call-chain perf.data
 # (build/bench/lbrgen) and `pgoprof convert` of the raw profiles they

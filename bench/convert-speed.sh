@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Conversion speed and memory against the peers, on the same inputs.
 # Branch records: one synthesized perf.data per size (build/bench/lbrgen, a
 # random walk over speedtest1's code), converted by pgoprof (import +

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetch Debian's bzip2 source package into DESTDIR/src, and generate the
 # deterministic text corpora that bench/pgo-compare.sh compresses.
 set -eu

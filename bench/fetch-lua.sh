@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetch Debian's lua5.4 source package into DESTDIR/src (the interpreter
 # that bench/quality.sh builds and runs on bench/lua-bench.lua).
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetch Debian's sqlite3 source package and make sure the amalgamation
 # (sqlite3.c, sqlite3.h) and test/speedtest1.c exist in DESTDIR/src.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # What merging a fleet's raw profiles costs: N hosts' profiles made by
 # build/bench/fleetgen from one real recording (each count drawn again,
 # a tenth of the addresses host-specific), merged by 'pgoprof merge' in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fleetgen: N raw profiles of one fleet, for measuring what merging them
  * costs (bench/fleet-merge.sh, docs/fleet.md).
  *

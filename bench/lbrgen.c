@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lbrgen: synthesized branch-record samples of a binary as a perf.data
  * file, fast, for conversion benchmarks at up to 10^7 samples.
  *

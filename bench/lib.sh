@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shell pieces the bench/ scripts share (POSIX sh; sourced, never run).
 #   . "$(dirname "$0")/lib.sh"
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- A deterministic CPU-bound Lua workload for bench/quality.sh: the
 -- interpreter's dispatch loop, calls, tables, strings, closures,
 -- metatables and floating point, in proportions like a scripting job's.

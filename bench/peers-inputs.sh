@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Issue 13's table: recordings as other machines make them (binaries of
 # ld.bfd and lld, build-IDs of 20 and 8 bytes and none, an old perf's
 # zero-padded header build-ID, perf record -g stack samples, branch

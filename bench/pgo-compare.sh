@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Compare pgoprof's sample PGO with the compiler's instrumented PGO on real
 # programs: executed instructions under cachegrind (the deterministic proxy)
 # and interleaved wall-time rounds, written as a Markdown table.

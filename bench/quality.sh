@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Profile quality: how close sampled profiles come to an exact-count profile
 # of the same training run, in the compiler's result (executed instructions
 # under cachegrind) and in the profile itself (pgoprof compare).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The whole sample-PGO loop on SQLite's speedtest1 with clang-16 and pgoprof:
 # build, record, convert, rebuild with the profile, A/B time, report.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The cost of DWARF call graphs: wall time of one CPU-bound workload under
 # pgoprof record --call-graph fp | dwarf | auto and perf record
 # --call-graph dwarf, all at 999 Hz, interleaved (each round runs every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Workloads, builds and the cachegrind proxy that bench/pgo-compare.sh and
 # bench/quality.sh share (bash; sourced, never run).  bench/lib.sh holds
 # the POSIX-sh pieces that the fetch scripts use too; this file needs bash

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* Kernel side of pgoprof-record: on every cpu-clock sample of a target
  * process, take its user stack by frame pointers and count it in a map.
  * Aggregating here keeps the data copied to user space proportional to the

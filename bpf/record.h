@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Structures shared by record.bpf.c (kernel side) and the collector. */
 #ifndef PGOPROF_RECORD_H
 #define PGOPROF_RECORD_H

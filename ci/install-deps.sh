@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Install what a fresh Debian 12 machine lacks to build and test pgoprof.
 # Idempotent: asks apt only for packages that are missing.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The layering check: no #include "..." goes up a layer.  Usage:
 #   sh ci/layers.sh [TOP]        (TOP: the source tree, default this one)
 # Exit status 0 when every include goes down (or stays in its directory);

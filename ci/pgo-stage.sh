@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The PGO stage of a CI pipeline: make pgo-profile, pgo-build and
 # pgo-validate in a project whose Makefile includes pgo/pgo.mk, then collect
 # the profile, the raw profile and the validation report as artifacts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof check: how well a compiler profile fits a binary, for profiles
  * carried across commits.  A profile is matched by linkage name and line
  * offset, as the compilers match it; samples on lines that no longer have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The subcommands of pgoprof, one file each (git's builtin layout).  Each
  * gets argv with argv[0] = the subcommand name and returns the exit status:
  * 0 success, 1 error, 2 bad usage. */

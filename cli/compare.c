@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof compare: how alike two sample profiles are (convert/overlap.h):
  * a sampled profile against an exact-count one, two recordings, two
  * hosts.  Deterministic, and seconds, where a rebuild and a benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof convert: the command line of convert/convert.h. */
 #include "cmds.h"
 #include "writeopts.h"

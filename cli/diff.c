@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof diff: what changed between two profiles, for people: the
  * functions and source lines whose share of the samples changed most.
  * pgoprof compare gives one number for how alike two compiler profiles

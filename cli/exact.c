@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof record --exact: run a command under valgrind's callgrind and
  * write the exact count of every instruction and call it made as a raw
  * profile (import/callgrind.h).  Unprivileged: no BPF, no perf events. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof import: a perf.data file (perf record -g, perf record -b), or
  * the text perf script prints of one, or callgrind's output files, as a
  * raw profile. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof merge: add raw profiles; counts add up exactly. */
 #include "cmds.h"
 #include "writeopts.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof: the unprivileged front end.  Dispatches to one subcommand. */
 #include "cmds.h"
 #include "../lib/util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof record: run pgoprof-record, the only privileged program, from
  * the directory of this executable if it is there, else from PATH; with
  * --exact (before the command), run the command under callgrind instead. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof report: where the samples of a profile went, for people (and
  * scripts: --json; flame graphs: --folded).  Functions with self and
  * total samples, inlined code credited to the inlined function, C++

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof show: a raw profile as text; with --binary, the samples of one
  * binary with their ELF virtual addresses and function names. */
 #include "cmds.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The write options of convert and merge (writeopts.h): one parser, so
  * both commands accept the same values and say the same things. */
 #include "writeopts.h"

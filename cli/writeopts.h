@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The options that say how a compiler profile is written, shared by
  * 'pgoprof convert' and 'pgoprof merge': --format, --md5-names,
  * --compress, --afdo-version, --gcc-version. */

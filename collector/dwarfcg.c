@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* DWARF call graphs in pgoprof-record (dwarfcg.h).  Records are only
  * copied out of the ring buffer when it is read, so reading never waits for
  * unwinding; they are unwound later, after the side-band has been drained,

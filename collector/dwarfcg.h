@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* DWARF call graphs in pgoprof-record (--call-graph dwarf|auto): the BPF
  * ring buffer of stack records (bpf/record.h struct stack_rec), a bounded
  * queue so that reading the ring never waits for unwinding, the unwinder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof-record's output file, written by a child with the invoking
  * user's rights.  Run through sudo, pgoprof-record is root until the end:
  * a root process that creates, renames or chowns at a path the user chose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof-record's output, written by a child process with the rights of
  * the user who asked for it (docs/threat-model.md, "Output file"). */
 #ifndef PGOPROF_OUTWRITER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Interfaces: capset(2), prctl(2) PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP,
  * PR_CAP_AMBIENT; capabilities(7). */
 #include "privdrop.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Giving up privileges once the BPF programs and perf events are set up. */
 #ifndef PGOPROF_PRIVDROP_H
 #define PGOPROF_PRIVDROP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which sampling mode this machine can do: branch records (LBR and its
  * kin, through perf's branch stack) or cpu-clock with stacks. */
 #ifndef PGOPROF_PROBE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* How fast pgoprof-record may sample.  A cpu-clock event at 100 kHz froze
  * a 2-vCPU VM for minutes: every sample is a timer interrupt, and on a
  * virtual machine one costs about 100 us.  The kernel throttles hardware

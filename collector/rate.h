@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The sampling rate this machine sustains: the kernel's limits
  * (kernel.perf_event_max_sample_rate, kernel.perf_cpu_time_max_percent)
  * and the measured cost of one sample. */

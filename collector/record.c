@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof-record: the privileged collector.  Samples the target with the
  * BPF program of bpf/record.bpf.c on a cpu-clock event per CPU, follows the
  * mappings through the side-band, and writes the raw profile.  Stacks come

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Record layouts: include/uapi/linux/perf_event.h in the kernel
  * (PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID, PERF_RECORD_FORK,
  * PERF_RECORD_LOST); ring protocol: perf_event_mmap_page data_head/data_tail. */

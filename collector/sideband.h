@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The side-band: a dummy software event per CPU whose ring buffer carries
  * PERF_RECORD_MMAP2 (with build-IDs), FORK and COMM records, so that the
  * collector learns every executable mapping made while it records. */

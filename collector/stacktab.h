@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Stacks counted in user space, as the kernel's counts map does for
  * frame-pointer stacks: one count per distinct (process, frames), so that
  * memory grows with the distinct stacks, not with the samples. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* -p PID: refuse what gives no samples before recording, and find the
  * children that do a shell's or a launcher's work.  Interfaces: proc(5)
  * /proc/PID/stat (fields 3 state and 9 flags), /proc/PID/task/TID/children. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The processes that -p names: whether they can give samples, and the
  * descendants they have when recording starts. */
 #ifndef PGOPROF_TARGET_H

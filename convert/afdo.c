@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* GCC's AutoFDO profile (.afdo), written and read.
  *
  * Facts, from the consumers' sources:

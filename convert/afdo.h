@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* GCC's AutoFDO profile (.afdo, read by gcc -fauto-profile): gcc/auto-profile.cc
  * (read_profile, string_table::read, function_instance::read_function_instance). */
 #ifndef PGOPROF_AFDO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "blocks.h"
 #include "cfg.h"
 #include "symbolize.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IP mode: the basic blocks of one function, found in its decoded
  * instructions, and each block's execution count estimated from the
  * samples of its instructions.  Every instruction of a block runs as often

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A function's control-flow graph over its basic blocks, and which blocks
  * run equally often: A and B do when A dominates B, B post-dominates A,
  * and both are in the same innermost loop (the rule of LLVM's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The conversion of convert.h: one binary's samples in a raw profile -> a
  * function-sample tree -> a compiler's profile format. */
 #include "convert.h"

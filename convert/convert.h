@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The samples of one binary (found by build-ID in a raw profile) -> a
  * function-sample tree -> a compiler's profile format.  The command line
  * is cli/convert.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IP mode: a line's body count from the samples of its instructions.
  * cpu-clock samples land where the timer interrupt lands, so a line's sum
  * favours lines with many (or slow) instructions; the per-instruction mean

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "formats.h"
 #include "afdo.h"
 #include "llvm_extbinary.h"

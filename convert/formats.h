@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The compiler profile formats by name: detection, reading any of them into
  * a function-sample tree (or a raw profile, for the commands that take
  * either), and writing one atomically. */

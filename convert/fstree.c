@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "fstree.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The function-sample tree that every profile format is written from and
  * read into: LLVM's FunctionSamples (llvm/include/llvm/ProfileData/
  * SampleProf.h) in C.  Locations are (line offset, discriminator); counts

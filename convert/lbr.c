@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Branch records -> function-sample tree, as llvm-profgen 16 builds its
  * line-number based profile.  The steps and where llvm-profgen has them:
  *

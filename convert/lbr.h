@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Branch records (LBR and its kin) -> function-sample tree, by the rules of
  * llvm-profgen 16's line-number based, context-insensitive profile
  * (llvm/tools/llvm-profgen/PerfReader.cpp computeCounterFromLBR,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* LLVM's extensible binary sample profile, as llvm-profdata-16 writes it.
  *
  * File: ULEB128 magic, ULEB128 version (103), a section header table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* LLVM's extensible binary sample profile (SPF_Ext_Binary, version 103):
  * what clang -fprofile-sample-use reads fastest.  Layout: SampleProf.h,
  * SampleProfWriter.cpp (SampleProfileWriterExtBinary), SampleProfReader.cpp

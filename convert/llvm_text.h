@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PGOPROF_LLVM_TEXT_H
 #define PGOPROF_LLVM_TEXT_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Weighted overlap of two sample profiles; see overlap.h. */
 #include "overlap.h"
 #include "../lib/util.h"

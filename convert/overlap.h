@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* How alike two sample profiles are: the weighted overlap of their count
  * distributions, for the inner loop of profile quality work (a sampled
  * profile against an exact-count one: seconds, no rebuild).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A raw profile as pprof: profile.proto (third_party/pprof) encoded by
  * libprotobuf-c from code that protoc-c generates at build time, gzipped
  * by zlib.  It symbolizes, so it lives with the converter: function names,

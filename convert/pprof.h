@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A raw profile as pprof (google/pprof's profile.proto, gzipped): the
  * format that continuous profilers store and 'go tool pprof' reads.
  * docs/pprof.md says what is written. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Symbolization with libdw: one pass over the DWARF builds a sorted index
  * of function address ranges; each lookup then finds its function by binary
  * search and descends only that function's DIE tree for inlined frames. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* One ELF binary and its debug info: ELF virtual address -> inline chain
  * (linkage name, line offset, discriminator per frame), with libdw. */
 #ifndef PGOPROF_SYMBOLIZE_H

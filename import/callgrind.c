@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* callgrind output -> exact-count raw profile; see callgrind.h. */
 #include "callgrind.h"
 #include "../proc/buildid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* callgrind output (valgrind --tool=callgrind --dump-instr=yes) -> an
  * exact-count raw profile: the ground truth that sampled profiles are
  * measured against, and a profile of its own where no PMU is.

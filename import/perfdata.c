@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf.data -> raw profile: the entry points, the error line, META and
  * the counters.  Layouts: tools/perf/Documentation/
  * perf.data-file-format.txt, tools/perf/util/header.c (file header, attrs,

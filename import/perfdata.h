@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf.data (written by "perf record -g", "--call-graph dwarf" or "-b") ->
  * raw profile.
  *

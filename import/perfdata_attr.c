@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf.data event attributes (struct perf_event_attr,
  * include/uapi/linux/perf_event.h) and which attribute a record belongs
  * to, by its event ID (perf's evlist__event2evsel, tools/perf/util/evlist.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The perf.data file header, its attribute table and its feature
  * sections (HEADER_BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, CMDLINE,
  * EVENT_DESC, SAMPLE_TIME).  Layouts: tools/perf/Documentation/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The perf.data importer's own header: the state that its files share
  * (import/perfdata*.c), and the constants of the format that
  * <linux/perf_event.h> lacks.  Not for use outside import/perfdata*.c.

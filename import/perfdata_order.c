@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The perf.data data section: its records checked one by one, the two
  * passes over them, and perf's time order (FINISHED_ROUND, the sort):
  * tools/perf/util/session.c and ordered-events.c. */

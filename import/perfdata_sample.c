@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PERF_RECORD_SAMPLE of perf.data: its fields, one decoder per
  * PERF_SAMPLE_* group in the kernel's order (include/uapi/linux/
  * perf_event.h, enum perf_event_type; perf's evsel__parse_sample,

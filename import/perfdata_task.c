@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The perf.data records that change address spaces: MMAP, MMAP2 (with
  * or without a build-ID), COMM (exec), FORK and EXIT.  Layouts:
  * include/uapi/linux/perf_event.h, enum perf_event_type. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf script text -> raw profile (perfscript.h).  The lines are those of
  * tools/perf/builtin-script.c (process_event: the sample's fields;
  * perf_sample__fprintf_start: the fields before a sample or a record;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The text of 'perf script' -> raw profile: what llvm-profgen reads
  * (perf script -F ip,brstack --show-mmap-events, of perf record -b) and
  * the call chains of perf record -g (perf script -F pid,tid,ip,sym,dso

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof into a raw profile: gunzip with zlib, unpack with libprotobuf-c
  * (code generated from third_party/pprof/profile.proto), then every
  * Location to a frame (object by the Mapping's build-ID, file offset by

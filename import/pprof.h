@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof (google/pprof's profile.proto, gzipped or not) from other
  * profilers (Go, Parca, Pyroscope, Grafana, the OpenTelemetry eBPF
  * profiler, Google Cloud Profiler) into a raw profile.  docs/pprof.md says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The rules that the importers of perf's output share (samples.h): address
  * spaces, mappings to objects, stacks and branch stacks to the tables of a
  * raw profile, and the counters of what could not be attributed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What the importers of perf's output share (import/perfdata.c reads
  * perf.data, import/perfscript.c the text of 'perf script'): the address
  * spaces of the recorded processes, and the rules that turn what perf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Little-endian byte buffers: a growing writer and a bounds-checked reader
  * whose errors name the file and the byte offset. */
 #ifndef PGOPROF_BYTES_H

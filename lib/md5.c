@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MD5 (RFC 1321): see md5.h. */
 #include "md5.h"
 

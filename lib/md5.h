@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MD5 (RFC 1321).  Used where a format or an identity is defined by it:
  * LLVM's MD5 name tables (llvm/Support/MD5.h, MD5Hash) and the content
  * digest that names an object without a build-ID in a raw profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A string-keyed hash table (strmap.h): open addressing, linear probing,
  * FNV-1a hashes, at most half full. */
 #include "strmap.h"

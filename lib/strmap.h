@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A string-keyed hash table of uint32_t values (file names to indices).
  * Zero-initialized, it is an empty map. */
 #ifndef PGOPROF_STRMAP_H

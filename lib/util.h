@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Small helpers shared by both programs: allocation that cannot fail
  * silently, error messages with the program name, and output files that
  * appear whole or not at all. */

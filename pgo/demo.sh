@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The main job on the bundled workload (pgo/examples/wordfreq.c), end to
 # end: build for profiling, record with pgoprof, convert, rebuild with the
 # profile, and validate: both builds timed interleaved, and their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # pgo_gate: the regression gate of pgo/validate.sh, one rule in one place
 # (sourced; bash).  docs/pgo.md section 5 explains the modes.
 #

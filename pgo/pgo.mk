@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # pgo.mk: sample-based profile-guided optimization with pgoprof, for the
 # Makefile of a C or C++ project.  Set the variables, then include this file:
 #

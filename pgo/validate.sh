@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A/B validation of a PGO build against its baseline: interleaved wall-time
 # pairs with distribution-free statistics, a deterministic cachegrind proxy,
 # a Markdown report and a regression gate.  Used by pgo/pgo.mk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Format: the ELF gABI (program headers, note entries) and binutils'
  * NT_GNU_BUILD_ID (type 3, owner "GNU").  Written by hand and bounded
  * because the privileged collector must not link a general ELF parser. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PGOPROF_BUILDID_H
 #define PGOPROF_BUILDID_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* File offsets <-> ELF virtual addresses over the PT_LOAD segments: the raw
  * profile speaks file offsets (what a mapping gives at run time, whatever
  * the load address), DWARF speaks ELF virtual addresses.  And the check of

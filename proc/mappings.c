@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "mappings.h"
 #include "buildid.h"
 #include "../lib/md5.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Executable mappings of the processes being profiled, so that a runtime
  * address of a process becomes (object, file offset). */
 #ifndef PGOPROF_MAPPINGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The deepest call stack a sample holds, shared by the BPF program
  * (bpf/record.h), the collector and the importers of perf data.  Plain
  * preprocessor only: bpf/record.bpf.c includes it too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The unwinder (unwind.h).  libdw's frame API does the CFI steps: one
  * Dwfl per process, attached once (dwfl_attach_state) with callbacks that
  * serve the current sample's registers and stack copy; modules are

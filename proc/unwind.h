@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unwinding of sampled user stacks without frame pointers: the registers
  * and a copy of the top of the user stack at the sample become the list of
  * return addresses, by the CFI (.eh_frame, .debug_frame) of the mapped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Does an ELF file keep frame pointers, and does a function of it?
  * (--call-graph auto walks frame pointers only in functions that set one
  * up, in files that keep them.)  For the file, the compiler's own record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Internals shared by the unwinder's source files (proc/unwind*.c). */
 #ifndef PGOPROF_UNWIND_INT_H
 #define PGOPROF_UNWIND_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What a profile keeps when it is shared: the objects asked for, and no
  * paths (a system-wide profile lists every binary of its host).  The
  * rules are in docs/raw-format.md section 6.1. */

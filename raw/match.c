@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which object of a raw profile holds the samples of an ELF file: by
  * build-ID, by content digest, else by the path it was recorded at.  The
  * one rule for convert, show and check; docs/raw-format.md section 3.3. */

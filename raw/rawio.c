@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The raw profile's bytes: writer and bounds-checked reader.  Layout in
  * docs/raw-format.md; all integers little-endian. */
 #include "rawprof.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Raw profile: in-memory tables, canonical form, merge. The byte layout is
  * in rawio.c; docs/raw-format.md specifies it. */
 #include "rawprof.h"

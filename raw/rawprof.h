@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The raw profile: address-level, symbol-free, mergeable.  It is the only
  * contract between pgoprof-record and the converter; docs/raw-format.md is
  * its specification.  Addresses are FILE OFFSETS into the ELF file named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The whole call stacks of a raw profile: one table across objects, the
  * frames of every stack in one array, and a hash index so that a stack
  * seen a million times takes one row (perf.data import adds stacks one

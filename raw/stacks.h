@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The call-stack table's part in the profile-wide operations of
  * rawprof.c (normalize, renumbering objects, merge); raw_add_stack() in
  * rawprof.h is its public face. */

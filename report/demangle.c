@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Demangling is libiberty's cplus_demangle (binutils and GDB use it; the
  * Debian package libiberty-dev), not ours: the Itanium C++ ABI's grammar
  * is large and keeps growing. */

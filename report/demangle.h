@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* C++ (Itanium ABI) names for people, by libiberty's demangler. */
 #ifndef PGOPROF_REPORT_DEMANGLE_H
 #define PGOPROF_REPORT_DEMANGLE_H

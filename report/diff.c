@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Diff of two reports: rows from both, merged by key after a sort by
  * key pointer, then sorted by the size of the change. */
 #include "diff.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Two reports compared: the functions and lines whose share of samples
  * changed most, each share relative to its own profile's samples (so a
  * longer recording compares with a shorter one). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The flame graph writer (flame.h).  The stacks are sorted by their paths
  * of names, as flamegraph.pl sorts its folded lines; walking them in that
  * order, a frame opens where a stack's path leaves the previous one's and

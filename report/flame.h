@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A flame graph as one self-contained SVG file, in the layout of Brendan
  * Gregg's flamegraph.pl (github.com/brendangregg/FlameGraph): the root
  * "all" at the bottom, each frame as wide as the samples whose stacks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Folded stacks from a raw profile's STACKS section. */
 #include "folded.h"
 #include "../lib/util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Folded stacks: one line per distinct named stack, "root;caller;...;leaf
  * COUNT", the format of Brendan Gregg's stackcollapse scripts that
  * flamegraph.pl, inferno, speedscope and pprof read.  As data too, for a

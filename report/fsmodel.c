@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A compiler profile into the report's model.  A sample profile has no
  * stacks: a function's instances (its out-of-line copy and each inlined
  * copy) hold its body samples, their TOTALs its samples with inlinees, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The report's aggregation.  Three hash tables over growing arrays; a
  * stamp per stack counts a function (or a pair) once per stack, which is
  * what "total" means under recursion (perf report --children does the

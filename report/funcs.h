@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The report's data model: named stacks aggregated into functions (self
  * and total samples), caller->callee pairs and source lines.  Built from
  * a raw profile (report/syms.h) or a compiler profile (convert/fstree.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The little JSON the report writes: strings escaped as RFC 8259 section 7
  * requires. */
 #ifndef PGOPROF_REPORT_JSON_H

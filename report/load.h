@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A profile of any kind read into a report's model: the part that
  * pgoprof report and pgoprof diff share. */
 #ifndef PGOPROF_REPORT_LOAD_H

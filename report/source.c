@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Source files by path, read whole on first use. */
 #include "source.h"
 #include "../lib/util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Source text for the hottest lines (as perf annotate --stdio shows it):
  * files read once, split into lines. */
 #ifndef PGOPROF_REPORT_SOURCE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Source lines by libdw.  libdwfl finds the debug info (the file itself,
  * .gnu_debuglink, /usr/lib/debug/.build-id); the unit of an address is
  * found in a table of the units' address ranges built here, since

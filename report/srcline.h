@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The source file and line of an address of an ELF binary, from its DWARF
  * line table (libdw).  convert/symbolize.h gives inline chains and line
  * offsets, which are what compiler profiles need; a report shows people

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Raw frames to named frames: binaries found by build-ID, and a cache of
  * the frames of each (object, offset, leaf), since a stack table repeats
  * the same return addresses in many stacks. */

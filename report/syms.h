@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Raw frames (object, file offset) to named frames for a report: each
  * frame becomes its inline chain, outermost first (the symbolizer's,
  * convert/symbolize.h), so that code inlined into main is credited to the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the integration tests (sourced).  Each check prints one line,
 # "PASS name" or "FAIL name: why", which tests/run.sh counts.
 set -u

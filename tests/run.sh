@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Run the tests: sh tests/run.sh [BUILD [long]].  BUILD (default build) is
 # where 'make unit-tests' put the unit tests (BUILD/tests, built with ASan
 # and UBSan).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The demo workload: count the words of a generated text with a hash
  * table, then print the most frequent.  Branchy tokenizing, hashing and
  * probing with hot and cold paths: the kind of code sample PGO lays out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegen OUT.svg: the flame graph of a fixed set of stacks, for
  * tests/integration/flame.sh to open in a browser.  hot_loop is the
  * hottest function (6300 of 9753 samples, 65%); the names have what C++

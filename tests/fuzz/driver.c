@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A plain main() for the fuzz targets, for machines whose compiler has no
  * libFuzzer: "fuzz_x FILE..." runs each file through
  * LLVMFuzzerTestOneInput once, as a libFuzzer binary does with file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the fuzz targets (tests/fuzz/README.md). */
 #ifndef PGOPROF_FUZZ_H
 #define PGOPROF_FUZZ_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzz targets (tests/fuzz/README.md).  Included by the top-level Makefile
 #   include tests/fuzz/fuzz.mk
 # or used alone:  make -f tests/fuzz/fuzz.mk fuzzers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the GCC AutoFDO reader (convert/afdo.c afdo_read) and its
  * detector.  Properties: no crash or sanitizer error; an accepted profile
  * writes out in each layout (GCC 12+, GCC 11, LLVM's), every layout written

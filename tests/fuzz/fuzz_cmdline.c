@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the command line, as far as it can be parsed in-process.
  *
  * The input is a command line: arguments separated by NUL bytes (at most

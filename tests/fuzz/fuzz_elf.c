@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the ELF readers, on a file holding the input.
  *   proc/buildid.c buildid_read_fd: the collector's own bounded reader
  *     of the ELF header, program headers and PT_NOTE segments;

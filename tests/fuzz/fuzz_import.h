@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The body of the importer targets (fuzz_perfdata, fuzz_perfscript): the
  * importers of perf's output share their signature.  Never reads a file
  * of this machine (no_local_files).  Properties: no crash or sanitizer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the LLVM extbinary sample profile reader
  * (convert/llvm_extbinary.c llvm_extbinary_read) and its detector.
  * Properties: no crash or sanitizer error; an accepted profile writes out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the LLVM text sample profile reader (convert/llvm_text.c
  * llvm_text_read) and its detector.  Properties: no crash or sanitizer
  * error; an accepted profile is left consistent for the writers and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the pprof importer (import/pprof.c pprof_import) and its
  * probes, by the properties of fuzz_import.h; its event filter is the
  * sample type "cpu" here, with callers taken as call addresses (Go's). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz target: the raw profile reader (raw/rawio.c raw_parse), and what
  * pgoprof does next with a profile it accepted: print, merge, write.
  * Properties: no crash or sanitizer error; an accepted profile writes out

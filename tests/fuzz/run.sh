@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the fuzz targets (tests/fuzz/fuzz.mk) into build/fuzz/ and run each
 # for SECONDS (default 60), one after the other, on its corpus
 # tests/fuzz/corpus/<target>/ (made by seeds.sh when empty; new inputs are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A small program for the fuzz seed corpora (tests/fuzz/seeds.sh): a loop
  * with data-dependent branches, an always-inlined helper (a nested call
  * site), and a call.  Built with libc (for recording) and, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Seed corpora for the fuzz targets, from pgoprof's own outputs:
 #   tests/fuzz/corpus/<target>/   (git-ignored; kept between runs, where
 #   libFuzzer also adds what it finds)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # GCC AutoFDO: a hand-made profile of tests/workloads/hot.c, written as
 # .afdo version 2 by convert/afdo.c (through build/tests/test_afdo), read by
 # gcc 12 (-fauto-profile); the counts must land on the blocks they name.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Bad input: one line on stderr naming the file, a non-zero exit, and no
 # output file (nor temporary) left behind.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Build-IDs of every length the linkers make (lld --build-id=fast: 8
 # bytes; md5, uuid: 16; sha1: 20; 0xHEX: 4), from ld.bfd and lld, are
 # kept at their real length wherever they come from: the ELF note, an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Processes that come and go: several hundred short-lived processes of one
 # binary, each a few milliseconds of CPU, recorded as a command's children
 # and under record -a; at least 95% of their samples must be attributed to

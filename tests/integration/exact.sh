@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof record --exact: the command under valgrind's callgrind gives the
 # exact count of every instruction and call.  Checked against a second,
 # independent ground truth, tests/lbrsynth (ptrace single-stepping): every

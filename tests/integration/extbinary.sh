@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The extbinary writer against the real consumers: byte-identical to
 # llvm-profdata-16 (plain, --use-md5, --compress-all-sections), and clang-16
 # and clang-14 produce the same IR with our extbinary as with the text

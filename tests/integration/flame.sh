@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # report/flame.c's SVG in a real browser (Debian's chromium, headless):
 # the screenshot shows the hottest frame (hot_loop, 65% of the samples of
 # tests/flamegen) in its fill colour where the SVG puts it, and on a page

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof import of a perf.data recorded on another architecture: the
 # user registers of --call-graph dwarf samples (x86-64's layout only, in
 # proc/unwind.c) are not unwound, one line says so, the samples are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Every input that once crashed a fuzz target (tests/fuzz/regress/TARGET/)
 # runs again through that target, built with ASan and UBSan: with libFuzzer
 # when a clang has it (build/fuzz/fuzz_TARGET FILE runs one input), else

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgo-validate's regression gate (pgo/gate.sh), decided on given intervals
 # and Ir ratios: every mode, and auto's rule that an inconclusive wall time
 # leaves the verdict to the deterministic proxy.

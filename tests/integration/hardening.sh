@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof-record against a hostile or careless user (docs/threat-model.md):
 # the output is created with the invoking user's rights, links in the
 # output's directories are not followed as root, a bad -o is found before

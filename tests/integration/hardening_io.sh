@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Hostile input and output around the profiles (a security review):
 # /dev/zero, a FIFO of random bytes or an endless pipe as input is refused
 # from its first bytes, or at the documented size limit, not read until

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof import: perf.data files written by the real perf (perf record -g,
 # pipe mode, two processes of one PIE binary) give exactly the IP samples
 # and call edges that 'perf script' prints of the same files, and about the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # ci/layers.sh: this tree keeps its layers, and on a copy of the sources
 # an include that goes up a layer, sideways, or into bpf/ fails, naming
 # the file, the line and the include; a generated header does not count.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Binaries of every common layout, as other machines build them, recorded
 # every way pgoprof takes in: ld.bfd and lld, PIE and not (ET_DYN and
 # ET_EXEC), -z separate-code (code on pages of its own, after a read-only

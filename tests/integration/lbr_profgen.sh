@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Branch records: the same synthesized LBR samples of the hot workload (a
 # PIE that calls into libhot.so), converted by lbr_add (convert/lbr.c) and by
 # llvm-profgen-16, give the same LLVM text profile, line for line.  The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/lbrgen: synthesized branch-record samples (the random walk of
 # tests/lbrgen/walk.c) as a perf.data file, for conversion benchmarks.  The
 # readers of perf record -b files must read it: pgoprof import (the same raw

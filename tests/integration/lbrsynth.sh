@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The branch-record synthesizer (tests/lbrsynth): single-stepped test
 # programs give LBR-like samples as a raw profile, a perf.data file and
 # perf-script text, plus exact instruction counts.  The real consumers

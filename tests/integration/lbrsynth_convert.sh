@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The branch-record path end to end, without a PMU: the ptrace synthesizer's
 # samples (tests/lbrsynth) converted by pgoprof must equal llvm-profgen-16's
 # profile of the same samples, line for line, and agree with the exact

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Lost samples: maps and ring buffer shrunk until they overflow
 # (--max-stacks, --ring-size); the loss is counted in the profile, printed
 # by record, and convert warns above 1%.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Messages that used to mislead: a weight above 2^64-1, counts that
 # saturate in a weighted merge, a directory given as the ELF file, and
 # damaged ELF files (each message names the file and the damaged part).

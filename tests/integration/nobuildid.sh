@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Binaries linked without a build-ID (-Wl,--build-id=none, ld.bfd and
 # lld), in both paths:
 # - pgoprof record names such a file by the MD5 of its bytes (content-md5

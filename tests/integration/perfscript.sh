@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof import of perf script text: the text that perf script prints of
 # a perf.data gives the same raw profile as the perf.data itself (IP
 # samples, edges, ranges, branches, samples.taken and unattributed.*;

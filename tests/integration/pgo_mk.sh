@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgo/pgo.mk on the example project (pgo/examples/Makefile): pgo-profile,
 # pgo-build and pgo-validate with clang-16 (under make -j2) and gcc; the
 # regression gate fails on a deliberately slow candidate, through make,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pprof out and in (docs/pprof.md), on a synthesized profile of
 # tests/workloads/hot linked by lld (so that its code's ELF virtual
 # addresses are not its file offsets) and libhot.so: perf script text with

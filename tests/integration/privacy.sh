@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What a shared profile keeps: record --only and merge --keep leave out the
 # other objects (counted in filtered.samples), --strip-paths the paths and
 # the command line.  The assertions are on what the filter decides: which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Privileges (docs/threat-model.md): record works with CAP_BPF +
 # CAP_PERFMON alone; it drops every capability once set up; it refuses to
 # write through a symbolic link; run through sudo (SUDO_UID/SUDO_GID, set

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Record real processes with BPF, convert, and hand the profile to the real
 # consumers (llvm-profdata-16, clang-16).
 . "$(dirname "$0")/../lib.sh"

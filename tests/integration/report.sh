@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pgoprof report and diff: usage and bad input; deterministic reports of
 # an LLVM text profile and of a raw profile with stacks synthesized as
 # perf script text at offsets taken from a real binary; and, as root, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Faults: SIGKILL leaves no BPF program behind; a full disk or a read-only
 # directory gives a clear error and no file, whole or partial.
 . "$(dirname "$0")/../lib.sh"

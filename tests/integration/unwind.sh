@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Call graphs without frame pointers: pgoprof record --call-graph
 # auto|fp|dwarf on gcc builds with and without frame pointers, whose hot
 # leaf has no frame; samples in libc (built without frame pointers); a

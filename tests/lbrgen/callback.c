@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A test program for bench/lbrgen --callchain: qsort calls cmp back, so the
  * walk's pretend libc calls cmp (the walk's callbacks are the functions
  * named cmp) and cmp's call chains go through the pretend libc. */

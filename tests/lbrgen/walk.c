@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The random walk that synthesizes branch records: walk.h. */
 #include "walk.h"
 #include "../../lib/util.h"

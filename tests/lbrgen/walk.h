@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A random walk over the machine code of an x86-64 ELF binary that
  * synthesizes branch-record (LBR) samples, for the tests and benchmarks of
  * the LBR path on machines without a PMU branch stack.

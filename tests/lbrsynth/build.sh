@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Build lbrsynth and the test programs without the top-level Makefile.
 # Usage: tests/lbrsynth/build.sh [OUTDIR]   (default: tests/out/lbrsynth)
 # Writes OUTDIR/lbrsynth and OUTDIR/progs/{loops,dispatch,libcall}.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lbrsynth: a branch-record synthesizer for machines without LBR.
  *
  * It runs a command under ptrace and single-steps every user-space

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The branch-record synthesizer (tests/lbrsynth/README.md).  Included by the
 # top-level Makefile:  include tests/lbrsynth/lbrsynth.mk
 # Uses its variables B, CC, WARN, CFLAGS, LDFLAGS, obj, RAW_SRC, LIB_SRC.

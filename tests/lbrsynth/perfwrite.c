@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Writing perf.data records: perfwrite.h. */
 #include "perfwrite.h"
 #include "../../lib/util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Writing perf.data records (tools/perf/Documentation/perf.data-file-format.txt,
  * include/uapi/linux/perf_event.h), for the test tools that synthesize
  * branch-record samples: tests/lbrsynth/lbrsynth.c (in memory) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make check-long: the PGO loop of pgo/pgo.mk on the example project
 # (pgo/examples) must give a build that executes fewer instructions than
 # the release build (cachegrind's Ir: a count, not a time).  Whether it

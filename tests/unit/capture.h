@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A unit test's view of what a call printed on standard error: between
  * capture_begin() and capture_end(), stderr goes to a temporary file,
  * whose text capture_end() puts in buf (size bytes, NUL-terminated, cut

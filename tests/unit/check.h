@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A minimal test harness: each test function prints one line, "PASS name"
  * or "FAIL name", which tests/run.sh counts; a failed CHECK prints where. */
 #ifndef PGOPROF_CHECK_H

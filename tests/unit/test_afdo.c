@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The GCC AutoFDO (.afdo) writer and reader: round trips in every layout,
  * the exact bytes GCC reads, GCC's view of names (cut at '.', C4/D4),
  * discriminator folding, llvm-profdata-16 as a second reader, and bad input

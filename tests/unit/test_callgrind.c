@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* import/callgrind.c: callgrind's compressed positions and names, calls
  * that are not costs, PLT stubs carried on to their callees, counts by
  * reason, and a clean error for each kind of bad input.  The object is

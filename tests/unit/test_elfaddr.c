@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Address math: file offset <-> ELF virtual address over PT_LOAD segments,
  * on synthetic layouts and on real ELF files (a PIE and libc), and LLVM's
  * discriminator decoding. */

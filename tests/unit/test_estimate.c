@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The IP-mode body-count estimators: sum, per-instruction mean, maximum,
  * each rescaled so that the total equals the samples. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The LLVM extbinary writer and reader: byte-identical to
  * `llvm-profdata-16 merge --sample --extbinary` (plain, --use-md5,
  * --compress-all-sections), round trips, and one clean error line (never a

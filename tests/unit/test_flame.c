@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report/flame.c: the SVG holds exactly the frames the stacks make, where
  * flamegraph.pl's layout puts them (read back from the output), names
  * escaped and clipped, equal paths merged, narrow frames dropped and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Branch records -> function-sample tree (convert/lbr.c), checked against
  * llvm-profgen-16 on the same samples.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The LLVM text writer and the function-sample tree: exact text for a
  * hand-built profile, in the layout of SampleProfileWriterText. */
 #include "check.h"

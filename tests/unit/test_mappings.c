@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* proc/mappings.c: address -> (object, file offset) with shadowing,
  * through the sorted index and the unindexed newest mappings, against a
  * plain newest-first scan. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* convert/overlap.c: the weighted overlap of two sample profiles, on
  * trees whose overlaps are known by hand. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof import: perf.data files written here, in memory, by a small
  * writer of the format (tools/perf/Documentation/perf.data-file-format.txt,
  * include/uapi/linux/perf_event.h), imported, and checked IP by IP, edge by

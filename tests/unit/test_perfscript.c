@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof import of perf script text (import/perfscript.c): lines of each
  * form that perf script prints (PERF_RECORD_MMAP2/MMAP/COMM/FORK/LOST, one
  * line samples, call chains as DSO offsets and as addresses, branch stacks,

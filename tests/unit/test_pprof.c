@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof out and in (convert/pprof.c, import/pprof.c) on synthesized raw
  * profiles: raw -> pprof -> raw gives the same objects, IP samples,
  * edges and stacks, marks included (and callers one byte on when taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The mode decision of pgoprof-record for every answer the kernel can give
  * to the branch-stack probe, and the probe's perf_event_attr. */
 #include "check.h"

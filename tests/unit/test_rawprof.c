@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The raw profile: write/read round trip, exact merge, and a clean error
  * (never a crash) for every kind of damage. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The report's aggregation (report/): self and total samples under
  * recursion, inlined code credited to the inlined function, demangled
  * C++ names, folded stacks, compiler profiles and diffs.  Raw profiles

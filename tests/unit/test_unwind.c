@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The unwinder (proc/unwind.h) on this very process: a snapshot of
  * its registers and stack, taken by an assembly function, unwinds back to
  * main; bad input (garbage registers, a stack pointer in no mapping, no

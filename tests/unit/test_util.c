@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lib/util.c: an outfile's temporary never outlives the process that made
  * it (signals, exit()), yet a forked child and the program's own signal
  * handlers are left alone; read_input() stops early on a bad head and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers the unit tests share (header-only: each test is one program). */
 #ifndef PGOPROF_TESTUTIL_H
 #define PGOPROF_TESTUTIL_H

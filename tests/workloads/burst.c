@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A short-lived process: a few milliseconds of CPU, then exit.  Hundreds
  * of them in a row test that mappings of processes that come and go are
  * caught before their samples need them. */

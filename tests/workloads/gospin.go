@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A Go program that profiles itself with runtime/pprof (the CPU profile
 // of Go's runtime, as Go services export it): gospin OUT.pb.gz spins in
 // spin, called from main, for 600 ms.  For tests/integration/pprof.sh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Test workload with known hot spots:
  *   hot_loop     most samples, in the executable (a PIE)
  *   mix          always inlined into hot_loop: a nested call-site profile

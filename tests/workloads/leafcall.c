@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A hot leaf function without a frame, called from one known caller: the
  * test of the lost-caller problem.  gcc 12 gives a leaf no frame even with
  * -fno-omit-frame-pointer, so a frame-pointer walk that starts in

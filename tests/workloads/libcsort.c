@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Spends its time in libc's qsort (built without frame pointers on
  * Debian), which calls back cmp_long in this program: a sample in libc
  * must unwind through libc's frames back into main.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Spends its time in libc's random_r (exported, not an IFUNC), so that
  * samples land in libc.so.6 at a known function. */
 #include <stdio.h>

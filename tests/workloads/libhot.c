@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shared-library half of the test workload: a hot function that must
  * be attributed to libhot.so by build-ID, not to the executable. */
 long lib_mix(long x)

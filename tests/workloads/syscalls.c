@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Most of its time in the kernel (getppid in a loop): the samples taken
  * there count as unattributed.kernel, but their user stacks must still
  * credit the call site in do_syscalls. */

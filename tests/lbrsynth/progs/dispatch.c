@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lbrsynth test program: a switch (a jump table), an indirect call through
  * a function pointer, and an inlined helper.  Usage: dispatch [ITERS] */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lbrsynth test program: calls into the shared C library (strlen, memcpy,
  * snprintf) and a callback from libc into this program (qsort's
  * comparator, an indirect call from libc).  Usage: libcall [ROUNDS] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lbrsynth test program: loops with data-dependent branches, an inlined
  * helper, and a loop body with a known iteration count.
  *
