@@ -7,8 +7,9 @@
 #include "check.h"
 #include "capture.h"
 
-/* The unwinder is not in the test library's sources (the Makefile's
- * TESTLIB_SRC); compile it in.  Drop these two lines if it joins them. */
+/* The tests reach the unwinder's static functions, so its sources are
+ * compiled in here; the Makefile links test_unwind without the
+ * proc/unwind.o and proc/unwind_fp.o that TESTLIB_SRC has. */
 #include "../../proc/unwind.c"
 #include "../../proc/unwind_fp.c"
 
