@@ -116,6 +116,13 @@ check "go tool pprof -top: the same self samples per function as the raw profile
 # pprof's own symbolizer reads the binaries again at the mappings'
 # addresses: the same functions if address - memory_start + file_offset
 # is the file offset.
+# pgoprof report and go tool pprof -top (inlined functions as their own
+# entries) give every function the same self (flat) and total (cum)
+go tool pprof -top hot.pb.gz 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1, $4, $6 }' | sort >go.funcs
+"$PGOPROF" report hot.raw --binary hot --binary libhot.so --limit 0 2>/dev/null |
+	awk '/^#/ { n++ } n == 3 && $1 ~ /^[0-9]+$/ { print $1, $3, $5 }' | sort >report.funcs
+check "go tool pprof -top: the same functions, self and total, as pgoprof report ($(wc -l <report.funcs) functions)" \
+	sh -c "test -s report.funcs && cmp report.funcs go.funcs"
 go tool pprof -symbolize=force -top -noinlines hot.pb.gz 2>/dev/null >force.txt
 awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $1, $6 }' force.txt | sort >force.top
 check "go tool pprof -symbolize=force (its own symbolizer, from the mappings) agrees" \
