@@ -332,7 +332,7 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 				f.obj, prev.obj, K_EDGE };
 		else
 			m->edges_unattr++;
-		if (nf < RAW_STACK_DEPTH_MAX)
+		if (whole && nf < RAW_STACK_DEPTH_MAX)	/* LBR samples need no frames */
 			fr[nf++] = r == UNATTR_NONE ? f
 				   : (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
 		prev = f;
