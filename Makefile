@@ -21,28 +21,15 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := lib/util.c lib/bytes.c lib/md5.c lib/strtab.c lib/strmap.c
-RAW_SRC := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
-PROC_SRC := proc/mappings.c proc/buildid.c proc/unwind.c proc/unwind_fp.c proc/elfaddr.c
-# The privileged collector links no ELF structure checker (elfaddr).
-REC_PROC_SRC := $(filter-out proc/elfaddr.c,$(PROC_SRC))
-REC_SRC := collector/record.c collector/sideband.c \
-	   collector/probe.c collector/dwarfcg.c collector/stacktab.c \
-	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
-CONV_SRC := convert/convert.c convert/symbolize.c \
-	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
-	    convert/overlap.c convert/pprof.c
-CLI_SRC := cli/pgoprof.c cli/show.c cli/merge.c cli/record.c cli/check.c \
-	   cli/import.c cli/exact.c cli/compare.c cli/report.c cli/diff.c \
-	   cli/convert.c cli/writeopts.c
-REPORT_SRC := report/demangle.c report/srcline.c report/syms.c \
-	      report/funcs.c report/fsmodel.c report/folded.c report/source.c \
-	      report/json.c report/diff.c report/load.c report/flame.c
-IMPORT_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
-	      import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c \
-	      import/perfscript.c import/samples.c import/callgrind.c import/pprof.c
+include layers.mk
 
+# Every layer's archive in the programs' tree, $(B)/libDIR.a.
+$(call layer_archives,$(B))
+# pgoprof links all that reads and writes profiles; the privileged
+# collector only what it needs to record (no convert, no ELF structure
+# checker: the linker takes an archive's members that are used).
+PGOPROF_LIBS := $(call layer_libs,$(B),cli report convert import proc raw lib)
+RECORD_LIBS := $(call layer_libs,$(B),collector proc raw lib)
 PB_OBJ := $(B)/pprof/profile.pb-c.o
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -66,12 +53,10 @@ $(B)/record.bpf.o: bpf/record.bpf.c bpf/record.h proc/stackdepth.h $(B)/vmlinux.
 $(B)/record.skel.h: $(B)/record.bpf.o
 	$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
 
-$(B)/collector/record.o: $(B)/record.skel.h
-
-pgoprof-record: $(call obj,$(REC_SRC) $(REC_PROC_SRC) $(RAW_SRC) $(LIB_SRC))
+pgoprof-record: $(B)/collector/record.o $(RECORD_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
-pgoprof: $(call obj,$(CLI_SRC) $(REPORT_SRC) $(CONV_SRC) $(IMPORT_SRC) $(PROC_SRC) $(RAW_SRC) $(LIB_SRC)) $(PB_OBJ)
+pgoprof: $(B)/cli/pgoprof.o $(PGOPROF_LIBS) $(PB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
@@ -84,45 +69,43 @@ $(B)/pprof/profile.pb-c.o: $(B)/pprof/profile.pb-c.c
 	$(CC) $(CFLAGS) -c $< -o $@
 $(call obj,convert/pprof.c import/pprof.c) $(B)/san/convert/pprof.o \
 	$(B)/san/import/pprof.o $(B)/san/tests/unit/test_pprof.o: $(B)/pprof/profile.pb-c.h
+# Everything of collector/ but its main file compiles without the skeleton.
+$(B)/collector/record.o: $(B)/record.skel.h
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # The branch-record synthesizer (a ptrace tracer) for the LBR tests.
 include tests/lbrsynth/lbrsynth.mk
 # Synthesized branch-record samples as perf.data, for conversion benchmarks.
-LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c \
-	      proc/buildid.c
-$(B)/bench/lbrgen: $(call obj,$(LBRGEN_SRC) $(RAW_SRC) $(LIB_SRC))
+$(B)/bench/lbrgen: $(B)/bench/lbrgen.o $(call layer_libs,$(B),synth proc raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
 # Synthesized fleets of raw profiles, for bench/fleet-merge.sh.
-$(B)/bench/fleetgen: $(call obj,bench/fleetgen.c $(RAW_SRC) $(LIB_SRC))
+$(B)/bench/fleetgen: $(B)/bench/fleetgen.o $(call layer_libs,$(B),raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^
+# report/flame.c's SVG of a made-up profile, for tests/integration/flame.sh.
+$(B)/flamegen: $(B)/tests/flamegen/flamegen.o $(call layer_libs,$(B),report lib)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 # Fuzz targets (tests/fuzz/README.md): make fuzzers, make fuzz [FUZZ_TIME=60]
 include tests/fuzz/fuzz.mk
 
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c \
-	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
-	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
-	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)
+# Their archives: $(B)/san/libDIR.a.
+$(call layer_archives,$(B)/san)
+TEST_LIBS := $(call layer_libs,$(B)/san,report collector convert import synth proc raw lib)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O1 -g $(SAN) -I$(B) -MMD -MP -c $< -o $@
 
-# test_unwind includes the unwinder's sources to reach its internals: it
-# links without their objects.
-$(B)/tests/%: $(B)/san/tests/unit/%.o $(patsubst %.c,$(B)/san/%.o,$(TESTLIB_SRC)) $(PB_OBJ)
+$(B)/tests/test_%: $(B)/san/tests/unit/test_%.o $(TEST_LIBS) $(PB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(if $(filter %/test_unwind.o,$<),$(filter-out %/proc/unwind.o %/proc/unwind_fp.o,$^),$^) -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
+	$(CC) $(SAN) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
-# test_lbr's samples come from the random walk of tests/lbrgen.
-$(B)/tests/test_lbr: $(B)/san/tests/lbrgen/walk.o
-
-unit-tests: $(UNIT_TESTS)
+# The unit tests, and the tools the integration tests run.
+unit-tests: $(UNIT_TESTS) $(B)/flamegen lbrsynth
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5

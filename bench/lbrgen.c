@@ -2,7 +2,7 @@
 /* lbrgen: synthesized branch-record samples of a binary as a perf.data
  * file, fast, for conversion benchmarks at up to 10^7 samples.
  *
- * The samples are those of the random walk of tests/lbrgen/walk.c (as
+ * The samples are those of the random walk of synth/walk.c (as
  * test_lbr's): 32 branch records each, the PIE at 0x555555554000, calls
  * through the PLT into a pretend libc (/pretend/libc.so.6, build-ID
  * eeeeeeeeeeeeeeee) that calls back.  The perf.data is what
@@ -27,8 +27,8 @@
  * import), to check an importer against.
  *
  * Build: make build/bench/lbrgen */
-#include "../tests/lbrgen/walk.h"
-#include "../tests/lbrsynth/perfwrite.h"
+#include "../synth/walk.h"
+#include "../synth/perfwrite.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -195,7 +195,7 @@ static void usage(FILE *f)
 "usage: lbrgen [-n SAMPLES] [-s SEED] [-o OUT.perf.data] [--raw OUT.raw]\n"
 "              [--callchain] BINARY\n"
 "Synthesize branch-record (LBR) samples of an x86-64 BINARY by a random walk\n"
-"over its machine code (tests/lbrgen/walk.c) and write them as a perf.data\n"
+"over its machine code (synth/walk.c) and write them as a perf.data\n"
 "file, as \"perf record -e cycles:u -b\" would for BINARY run as a PIE at\n"
 "0x555555554000 with a pretend libc: 32 branches a sample.\n"
 "  -g, --callchain  stack samples of the same walk instead, as\n"

@@ -12,7 +12,8 @@
 #   0  lib/ and top-level headers (version.h): helpers that know nothing
 #   1  raw/        the raw profile format
 #   2  proc/       address spaces: mappings, build-IDs, ELF segments, unwinding
-#   3  collector/ convert/ import/   what makes and what reads raw profiles
+#   3  collector/ convert/ import/ synth/   what makes and what reads raw
+#                  profiles, and synthesized inputs for tests and benchmarks
 #                  (same rank: none includes another)
 #   4  report/     reports over raw and compiler profiles
 #   5  cli/        the commands
@@ -32,7 +33,7 @@ EXCEPTIONS='
 bpf/record.h proc/stackdepth.h  the kernel stack depth (PERF_MAX_STACK_DEPTH), one #define shared by the BPF program and user space
 '
 
-DIRS="lib raw proc collector convert import report cli bpf"
+DIRS="lib raw proc collector convert import synth report cli bpf"
 files=$(find $DIRS -name '*.[ch]' 2>/dev/null | sort)
 [ -n "$files" ] || { echo "ci/layers.sh: no sources under $TOP" >&2; exit 2; }
 
@@ -47,7 +48,7 @@ function rank(d) {
 	if (d == "" || d == "lib") return 0
 	if (d == "raw") return 1
 	if (d == "proc") return 2
-	if (d == "collector" || d == "convert" || d == "import") return 3
+	if (d == "collector" || d == "convert" || d == "import" || d == "synth") return 3
 	if (d == "report") return 4
 	if (d == "cli") return 5
 	return -1		# bpf and the unranked

@@ -12,6 +12,12 @@ struct raw_profile;
 /* The summary line of an exact-count profile written to out. */
 void exact_report(const char *out, const struct raw_profile *p);
 int cmd_convert(int argc, char **argv);
+struct convert_options;
+/* convert's argv -> *o (getopt_long; reset optind first to parse twice).
+ * Returns -1 to go on, else the exit status: 0 after -h (usage on
+ * stdout), 2 after bad usage (a message or the usage on stderr).  *o's
+ * strings point into argv. */
+int convert_parse_args(struct convert_options *o, int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -49,10 +49,7 @@ static void usage(FILE *f)
 "2 usage.\n");
 }
 
-/* argv -> *o.  Returns -1 to go on, else the exit status: 0 after -h
- * (usage on stdout), 2 after bad usage (a message or the usage on
- * stderr). */
-static int parse_args(struct convert_options *o, int argc, char **argv)
+int convert_parse_args(struct convert_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'b' },
@@ -118,7 +115,7 @@ static int parse_args(struct convert_options *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	struct convert_options o = { 0 };
-	int rc = parse_args(&o, argc, argv);
+	int rc = convert_parse_args(&o, argc, argv);
 
 	return rc >= 0 ? rc : convert_profile(&o);
 }

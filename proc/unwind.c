@@ -40,54 +40,6 @@ const char *const unwind_end_name[UNWIND_END_MAX] = {
 	[UNWIND_FP_END] = "fp_end",
 };
 
-/* One ELF file, shared by all processes that map it. */
-struct uw_file {
-	int state;		/* 0 not tried, 1 open, -1 unusable */
-	int fd;
-	Elf *elf;
-	int keeps_fp;		/* -1 not decided yet */
-	struct uw_func *funcs;	/* its functions, once keeps_fp is decided */
-	size_t nfuncs;
-	char *path;		/* the path that opened it */
-};
-
-/* A module reported to (or refused by) a process's Dwfl, remembered by an
- * address that located it, to check it again after new mappings. */
-struct uw_mod {
-	uint64_t addr, offset;
-	uint32_t id;
-	int ok;
-};
-
-struct uw_run;
-
-struct uw_proc {
-	pid_t pid;
-	Dwfl *dwfl;
-	int stale;		/* new mappings since the modules were checked */
-	struct uw_mod *mods;
-	size_t nmods, cap_mods;
-	uint64_t used;		/* LRU clock */
-	struct uw_run *run;	/* the unwind in progress, for the callbacks */
-	struct uw_proc *next;
-};
-
-struct unwinder {
-	enum unwind_mode mode;
-	unwind_locate_fn locate;
-	void *arg;
-	struct uw_file *files;	/* indexed by unwind_file.id */
-	size_t nfiles;
-	struct uw_proc *procs[256];
-	size_t nprocs;
-	uint64_t clock;
-	Elf *arch_elf;		/* an x86-64 ELF header: the Dwfl's architecture;
-				 * NULL if libelf could not make it */
-	unsigned char arch_image[sizeof(Elf64_Ehdr)];
-	int said_no_dwfl;	/* the message of proc_reset was printed */
-	struct unwind_stats st;
-};
-
 /* The state of one unwind_stack call. */
 struct uw_run {
 	struct unwinder *u;
@@ -149,10 +101,7 @@ static int try_open(struct uw_file *uf, const char *path,
 	return 0;
 }
 
-/* The open file of f, or NULL if it cannot be used.  A file replaced since
- * it was mapped has another build-ID; a process in another mount
- * namespace sees its path under /proc/PID/root. */
-static struct uw_file *get_file(struct unwinder *u, pid_t pid,
+struct uw_file *uw_get_file(struct unwinder *u, pid_t pid,
 				const struct unwind_file *f)
 {
 	struct uw_file *uf;
@@ -277,7 +226,7 @@ static int read_elsewhere(struct uw_run *r, uint64_t addr, uint64_t *val)
 	struct uw_file *uf;
 
 	if (!r->u->locate(r->u->arg, s->pid, addr, &f) &&
-	    (uf = get_file(r->u, s->pid, &f)) &&
+	    (uf = uw_get_file(r->u, s->pid, &f)) &&
 	    pread(uf->fd, val, 8, (off_t)f.offset) == 8)
 		return 0;
 	r->mem_failed = 1;
@@ -469,7 +418,7 @@ static struct uw_file *need_module(struct uw_run *r, uint64_t addr,
 		*why = UNWIND_NO_MODULE;
 		return NULL;
 	}
-	uf = get_file(r->u, r->s->pid, &f);
+	uf = uw_get_file(r->u, r->s->pid, &f);
 	*why = UNWIND_NO_FILE;
 	*off = f.offset;
 	if (!uf || dwfl_addrmodule(p->dwfl, addr))
@@ -626,7 +575,7 @@ static void splice_fp_chain(struct uw_run *r)
 			return;
 		r->u->st.fp_chain_frames++;
 		if (r->u->locate(r->u->arg, s->pid, pc - 1, &f) ||
-		    !(uf = get_file(r->u, s->pid, &f)) ||
+		    !(uf = uw_get_file(r->u, s->pid, &f)) ||
 		    !frame_keeps_fp(uf, f.offset)) {
 			finish(r, UNWIND_STACK_END);
 			return;

@@ -28,9 +28,7 @@
 #define FP_PERCENT 25
 #define PROLOGUE_BYTES 48
 
-/* The last of the options that decide it wins, as on gcc's command line.
- * Returns 1 (frame pointers), 0 (none), -1 (the producer does not say). */
-static int producer_vote(const char *p)
+int uw_producer_vote(const char *p)
 {
 	const char *no = NULL, *yes = NULL, *opt = NULL;
 	int gcc = !strncmp(p, "GNU C", 5) || !strncmp(p, "GNU Fortran", 11);
@@ -69,7 +67,7 @@ static int producer_verdict(Elf *elf)
 
 		if (dwarf_offdie(dw, off + hsize, &cu) &&
 		    (p = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a)))) {
-			int v = producer_vote(p);
+			int v = uw_producer_vote(p);
 
 			yes += v == 1;
 			no += v == 0;

@@ -9,6 +9,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$TOP/tests/out
 WORK=$OUT/work
 PGOPROF=$TOP/pgoprof
+# The object tree of make check (tests/run.sh says which): the test tools
+# it built (flamegen, lbrsynth).
+BUILD=${BUILD:-$TOP/build}
 CLANG=${CLANG:-clang-16}
 PROFDATA=${PROFDATA:-llvm-profdata-16}
 # The flags a sampled binary needs: line discriminators, and frame

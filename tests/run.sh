@@ -16,6 +16,9 @@
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build}
 MODE=${2:-check}
+# The tests find the test tools of this tree there (tests/lib.sh).
+BUILD=$(cd "$BUILD" && pwd) || exit 1
+export BUILD
 case $MODE in
 check)	OUT=tests/out
 	unset PGOPROF_TEST_LONG

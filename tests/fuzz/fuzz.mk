@@ -23,31 +23,20 @@ FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 
-FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c lib/strtab.c
-FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
-fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
-	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/samples.c \
-	proc/buildid.c proc/mappings.c proc/unwind.c proc/unwind_fp.c \
-	$(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_perfscript_SRC := import/perfscript.c import/samples.c proc/buildid.c \
-	proc/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_elf_SRC := proc/buildid.c proc/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
-fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
-fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
-fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
+# Each target links the layers' archives (layers.mk) of its object tree;
+# the linker takes the members it uses.
+FUZZ_LAYERS := cli convert import proc raw lib
 # fuzz_pprof: import/pprof.c and the code protoc-c makes of profile.proto.
 FUZZ_PB := $(FUZZ_B)/gen/pprof/profile.pb-c.c
-fuzz_pprof_SRC := import/pprof.c $(FUZZ_PB) $(FUZZ_RAW) $(FUZZ_LIB)
 $(FUZZ_PB): third_party/pprof/profile.proto
 	@mkdir -p $(dir $@)
 	protoc-c --c_out=$(dir $@) --proto_path=third_party/pprof $<
-$(FUZZ_B)/obj/import/pprof.o $(FUZZ_B)/plain/obj/import/pprof.o: $(FUZZ_PB)
-# fuzz_cmdline.c includes cli/convert.c itself.
-fuzz_cmdline_SRC := convert/convert.c cli/writeopts.c proc/elfaddr.c convert/symbolize.c convert/fstree.c \
-	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
-	convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c collector/probe.c \
-	$(FUZZ_RAW) $(FUZZ_LIB)
+$(FUZZ_B)/obj/import/pprof.o $(FUZZ_B)/plain/obj/import/pprof.o \
+	$(FUZZ_B)/obj/convert/pprof.o $(FUZZ_B)/plain/obj/convert/pprof.o: $(FUZZ_PB)
+# fuzz_cmdline: cli/ for convert's option parser; pgoprof-record's
+# mode_by_name (collector/probe.c) alone, not the collector's archive.
+fuzz_cmdline_EXTRA := collector/probe.c
+fuzz_pprof_EXTRA := $(FUZZ_PB)
 
 # libFuzzer build: instrumented objects in $(FUZZ_B)/obj.
 $(FUZZ_B)/obj/%.o: %.c
@@ -60,12 +49,15 @@ $(FUZZ_B)/plain/obj/%.o: %.c
 	$(FUZZ_PLAIN_CC) $(FUZZ_WARN) -O1 -g $(FUZZ_SAN) -I$(FUZZ_B)/gen -MMD -MP -c $< -o $@
 
 define FUZZ_TARGET_RULES
-$(FUZZ_B)/fuzz_$(1): $(FUZZ_B)/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(fuzz_$(1)_SRC))
+$(FUZZ_B)/fuzz_$(1): $(FUZZ_B)/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(fuzz_$(1)_EXTRA)) $(call layer_libs,$(FUZZ_B)/obj,$(FUZZ_LAYERS))
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$^ $(FUZZ_LIBS)
 
-$(FUZZ_B)/plain/fuzz_$(1): $(FUZZ_B)/plain/obj/tests/fuzz/driver.o $(FUZZ_B)/plain/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/plain/obj/%.o,$(fuzz_$(1)_SRC))
+$(FUZZ_B)/plain/fuzz_$(1): $(FUZZ_B)/plain/obj/tests/fuzz/driver.o $(FUZZ_B)/plain/obj/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_B)/plain/obj/%.o,$(fuzz_$(1)_EXTRA)) $(call layer_libs,$(FUZZ_B)/plain/obj,$(FUZZ_LAYERS))
 	$(FUZZ_PLAIN_CC) $(FUZZ_SAN) -o $$@ $$^ $(FUZZ_LIBS)
 endef
+include layers.mk
+$(call layer_archives,$(FUZZ_B)/obj)
+$(call layer_archives,$(FUZZ_B)/plain/obj)
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULES,$(t))))
 
 fuzzers: $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))

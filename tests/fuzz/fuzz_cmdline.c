@@ -3,10 +3,9 @@
  *
  * The input is a command line: arguments separated by NUL bytes (at most
  * 64).  Covered:
- *   - pgoprof convert's option parser, parse_args() of cli/convert.c,
- *     which this file includes to reach the static function (the file is
- *     compiled here instead of linked; nothing in it is changed), and
- *     write_option() of cli/writeopts.c that it shares with merge;
+ *   - pgoprof convert's option parser, convert_parse_args() of
+ *     cli/convert.c, and write_option() of cli/writeopts.c that it shares
+ *     with merge;
  *   - the value parsers behind the options of every command:
  *     format_by_name/format_name (--format), estimator_by_name
  *     (--estimator), mode_by_name (pgoprof-record --mode),
@@ -24,10 +23,15 @@
  *   - pgoprof-record's parse_options (collector/record.c): static in a file
  *     that needs the BPF skeleton and libbpf, and every error path exits.
  * Their file formats are fuzzed by the other targets. */
-#include "../../cli/convert.c"
+#include "../../cli/cmds.h"
+#include "../../convert/convert.h"
 #include "../../collector/probe.h"
 #include "../../convert/afdo.h"
 #include "fuzz.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MAX_ARGS 64
 
@@ -43,7 +47,7 @@ static int abbreviates(const char *s, size_t n, const char *name)
 	return n > 0 && n <= strlen(name) && !strncmp(s, name, n);
 }
 
-/* 1 if getopt_long could hand parse_args a -h.  Errs on the side of 1: an
+/* 1 if getopt_long could hand convert_parse_args a -h.  Errs on the side of 1: an
  * option's argument that looks like an option counts as one. */
 static int reaches_help(int argc, char **argv)
 {
@@ -107,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!reaches_help(argc, argv)) {
 		memset(&c, 0, sizeof(c));
 		optind = 0;	/* glibc: start a new scan */
-		if (parse_args(&c, argc, argv) < 0) {
+		if (convert_parse_args(&c, argc, argv) < 0) {
 			FUZZ_CHECK(c.binary && c.raw_path);
 			FUZZ_CHECK(c.wo.format != FMT_NONE);
 			FUZZ_CHECK(c.estimator < EST_COUNT);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/lbrgen: synthesized branch-record samples (the random walk of
-# tests/lbrgen/walk.c) as a perf.data file, for conversion benchmarks.  The
+# synth/walk.c) as a perf.data file, for conversion benchmarks.  The
 # readers of perf record -b files must read it: pgoprof import (the same raw
 # profile as lbrgen's own --raw), perf script (every sample with 32
 # branches) and AutoFDO's create_llvm_prof / create_gcov when installed.

@@ -36,7 +36,7 @@
 #include "../../raw/rawprof.h"
 #include "../../proc/mappings.h"
 #include "../../lib/util.h"
-#include "perfwrite.h"
+#include "../../synth/perfwrite.h"
 
 #include <capstone/capstone.h>
 #include <elf.h>
@@ -633,7 +633,7 @@ static int trace(uint64_t pc)
 	}
 }
 
-/* ---- output: perf.data (perfwrite.c) and its perf-script text ---- */
+/* ---- output: perf.data (synth/perfwrite.c) and its perf-script text ---- */
 
 static void perf_mmap2(struct pwbuf *b, FILE *txt, const struct mmap_event *e)
 {

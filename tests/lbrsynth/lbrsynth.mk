@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The branch-record synthesizer (tests/lbrsynth/README.md).  Included by the
 # top-level Makefile:  include tests/lbrsynth/lbrsynth.mk
-# Uses its variables B, CC, WARN, CFLAGS, LDFLAGS, obj, RAW_SRC, LIB_SRC.
+# Uses its variables B, CC, LDFLAGS and layers.mk's layer_libs.
 LBRSYNTH_CLANG ?= clang-16
-LBRSYNTH_SRC := tests/lbrsynth/lbrsynth.c tests/lbrsynth/perfwrite.c proc/mappings.c proc/buildid.c
 LBRSYNTH_PROGS := $(patsubst tests/lbrsynth/progs/%.c,$(B)/lbrsynth-progs/%,$(wildcard tests/lbrsynth/progs/*.c))
 
-$(B)/lbrsynth: $(call obj,$(LBRSYNTH_SRC) $(RAW_SRC) $(LIB_SRC))
+$(B)/lbrsynth: $(B)/tests/lbrsynth/lbrsynth.o $(call layer_libs,$(B),synth proc raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone
 
 # The test programs: built like a profiled release binary.

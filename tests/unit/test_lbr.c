@@ -3,7 +3,7 @@
  * llvm-profgen-16 on the same samples.
  *
  * There is no PMU with a branch stack on the test machines, so the samples
- * are synthesized (tests/lbrgen/walk.c): a random walk over the machine
+ * are synthesized (synth/walk.c): a random walk over the machine
  * code of a clang-16 binary (capstone decodes each instruction once;
  * conditional branches are taken at random, loops mostly; calls push a
  * shadow stack that returns pop; indirect calls and jumps pick a function
@@ -29,7 +29,7 @@
 #include "../../convert/symbolize.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
-#include "../lbrgen/walk.h"
+#include "../../synth/walk.h"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -167,7 +167,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* ---- the samples of a walk (tests/lbrgen/walk.c) ---- */
+/* ---- the samples of a walk (synth/walk.c) ---- */
 
 #define LBR_N WALK_LBR
 #define EXT_ID WALK_EXT_ID

@@ -6,13 +6,10 @@
  * only. */
 #include "check.h"
 #include "capture.h"
+#include "../../proc/unwind.h"
+#include "../../proc/unwind_int.h"
 
-/* The tests reach the unwinder's static functions, so its sources are
- * compiled in here; the Makefile links test_unwind without the
- * proc/unwind.o and proc/unwind_fp.o that TESTLIB_SRC has. */
-#include "../../proc/unwind.c"
-#include "../../proc/unwind_fp.c"
-
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,7 +337,7 @@ static void test_bad_files(void)
 	CHECK(!locate(NULL, 0, snap_regs[UNWIND_REG_IP], &f));
 	f.build_id = wrong_id;
 	f.build_id_len = sizeof(wrong_id);
-	CHECK(get_file(u, getpid(), &f) == NULL);
+	CHECK(uw_get_file(u, getpid(), &f) == NULL);
 	unwind_free(u);
 
 	s.regs[UNWIND_REG_IP] = 0x1000;	/* no mapping */
@@ -405,11 +402,11 @@ static void test_keeps_fp(void)
 	 * in DW_AT_producer); Debian's libc without. */
 	CHECK(unwind_keeps_fp(self) == 1);
 	CHECK(libc >= 0 && unwind_keeps_fp(libc) == 0);
-	CHECK(producer_vote("GNU C17 12.2.0 -mtune=generic -O2 -fno-omit-frame-pointer") == 1);
-	CHECK(producer_vote("GNU C17 12.2.0 -O2 -fno-omit-frame-pointer -fomit-frame-pointer") == 0);
-	CHECK(producer_vote("GNU C17 12.2.0 -mtune=generic -O2") == 0);
-	CHECK(producer_vote("GNU C17 12.2.0 -g") == 1);	/* -O0 keeps it */
-	CHECK(producer_vote("Debian clang version 16.0.6") == -1);
+	CHECK(uw_producer_vote("GNU C17 12.2.0 -mtune=generic -O2 -fno-omit-frame-pointer") == 1);
+	CHECK(uw_producer_vote("GNU C17 12.2.0 -O2 -fno-omit-frame-pointer -fomit-frame-pointer") == 0);
+	CHECK(uw_producer_vote("GNU C17 12.2.0 -mtune=generic -O2") == 0);
+	CHECK(uw_producer_vote("GNU C17 12.2.0 -g") == 1);	/* -O0 keeps it */
+	CHECK(uw_producer_vote("Debian clang version 16.0.6") == -1);
 	close(self);
 	close(libc);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Writing perf.data records: perfwrite.h. */
 #include "perfwrite.h"
-#include "../../lib/util.h"
+#include "../lib/util.h"
 
 #include <string.h>
 

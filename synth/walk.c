@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The random walk that synthesizes branch records: walk.h. */
 #include "walk.h"
-#include "../../lib/util.h"
-#include "../../proc/buildid.h"
+#include "../lib/util.h"
+#include "../proc/buildid.h"
 
 #include <fcntl.h>
 #include <gelf.h>

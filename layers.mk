@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The layers of DESIGN.md as static libraries: each directory's sources
+# (its *.c, but the programs' main files) are one archive per object tree,
+# TREE/libDIR.a.  Programs, unit tests, fuzzers and bench tools link the
+# archives, so no source list is kept by hand: a new file in a layer is in
+# its library.  Included by the top-level Makefile and tests/fuzz/fuzz.mk.
+#
+#   $(call layer_libs,TREE,DIRS)  the archives of DIRS in TREE, in link
+#                                 order (higher layers first)
+#   $(call layer_archives,TREE)   defines the rules that make TREE's
+#                                 archives from TREE/DIR/*.o (the tree's
+#                                 own pattern rule compiles them)
+#
+# The order is ci/layers.sh's (lib < raw < proc < collector, convert,
+# import, synth < report < cli), highest first, as the linker wants it.
+# synth/ (synthesized branch records and perf.data, for tests and
+# benchmarks) is linked by no program.
+LAYERS := cli report collector convert import synth proc raw lib
+# Files with main(): the programs themselves, not members.
+LAYER_MAINS := cli/pgoprof.c collector/record.c
+
+layer_src = $(filter-out $(LAYER_MAINS),$(wildcard $(1)/*.c))
+layer_libs = $(foreach l,$(filter $(2),$(LAYERS)),$(1)/lib$(l).a)
+
+define LAYER_ARCHIVE
+$(1)/lib$(2).a: $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2)))
+	@rm -f $$@
+	$(AR) rcs $$@ $$^
+endef
+layer_archives = $(foreach l,$(LAYERS),$(eval $(call LAYER_ARCHIVE,$(1),$(l))))
