@@ -113,15 +113,20 @@ install: all
 	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 
+# make deps installs what the build and the tests need (apt; root or
+# sudo); make check only says what is missing (ci/install-deps.sh).
 deps:
 	sh ci/install-deps.sh
 
-check: deps all unit-tests
+check-deps:
+	@sh ci/install-deps.sh --check
+
+check: check-deps all unit-tests
 	sh tests/run.sh $(B)
 
 # What is too long for make check (README.md, "Tests"): exhaustive sweeps,
 # big programs, the PGO speedup.  Not part of make check.
-check-long: deps all unit-tests
+check-long: check-deps all unit-tests
 	sh tests/run.sh $(B) long
 
 demo: deps all
@@ -134,6 +139,6 @@ include bench/bench.mk
 clean:
 	rm -rf $(B) $(PROGS) tests/out
 
-.PHONY: all install deps check check-long demo clean unit-tests bench
+.PHONY: all install deps check-deps check check-long demo clean unit-tests bench
 # Keep the sanitizer objects between runs (they are intermediate files).
 .SECONDARY:
