@@ -2,6 +2,7 @@
 #include "fstree.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/hindex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ void fs_free(struct fs_profile *p)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		fs_node_free(p->funcs[i]);
 	free(p->funcs);
-	free(p->hash);
+	hindex_free(&p->index);
 	fs_init(p);
 }
 
@@ -50,39 +51,34 @@ static struct fsamples *new_node(const char *name)
 	return f;
 }
 
-static size_t name_hash(const char *s)
+static uint64_t func_hash(const void *p, size_t i)
 {
-	return (size_t)hash_str(HASH_INIT, s);
+	return hash_str(HASH_INIT, ((const struct fs_profile *)p)->funcs[i]->name);
 }
 
-static void rehash(struct fs_profile *p)
+static int func_eq(const void *p, size_t i, const void *name)
 {
-	free(p->hash);
-	p->hash_size = p->hash_size ? 2 * p->hash_size : 1024;
-	p->hash = xcalloc(p->hash_size, sizeof(*p->hash));
-	for (size_t i = 0; i < p->nfuncs; i++) {
-		size_t h = name_hash(p->funcs[i]->name) & (p->hash_size - 1);
+	return !strcmp(((const struct fs_profile *)p)->funcs[i]->name, name);
+}
 
-		while (p->hash[h])
-			h = (h + 1) & (p->hash_size - 1);
-		p->hash[h] = i + 1;
-	}
+/* The index again, after the functions moved. */
+static void reindex(struct fs_profile *p)
+{
+	hindex_rebuild(&p->index, p->nfuncs, 1024, func_hash, p);
 }
 
 struct fsamples *fs_function(struct fs_profile *p, const char *name)
 {
-	size_t h;
+	size_t *slot;
 
-	if (2 * (p->nfuncs + 1) > p->hash_size)
-		rehash(p);
-	h = name_hash(name) & (p->hash_size - 1);
-	for (; p->hash[h]; h = (h + 1) & (p->hash_size - 1))
-		if (!strcmp(p->funcs[p->hash[h] - 1]->name, name))
-			return p->funcs[p->hash[h] - 1];
-	grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));
-	p->funcs[p->nfuncs] = new_node(name);
-	p->hash[h] = ++p->nfuncs;
-	return p->funcs[p->nfuncs - 1];
+	hindex_reserve(&p->index, p->nfuncs, 1024, func_hash, p);
+	slot = hindex_find(&p->index, hash_str(HASH_INIT, name), func_eq, p, name);
+	if (!*slot) {
+		grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));
+		p->funcs[p->nfuncs] = new_node(name);
+		*slot = ++p->nfuncs;
+	}
+	return p->funcs[*slot - 1];
 }
 
 struct fsamples *fs_inlinee(struct fsamples *f, uint32_t line, uint32_t disc,
@@ -227,7 +223,7 @@ void fs_finish(struct fs_profile *p)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		finish_node(p->funcs[i], p->totals_given);
 	sort(p->funcs, p->nfuncs, sizeof(*p->funcs), cmp_func);
-	rehash(p);	/* indexes moved */
+	reindex(p);
 }
 
 size_t fs_drop_zero_totals(struct fs_profile *p)
@@ -242,10 +238,8 @@ size_t fs_drop_zero_totals(struct fs_profile *p)
 	}
 	dropped = p->nfuncs - n;
 	p->nfuncs = n;
-	if (dropped) {
-		p->hash_size /= 2;	/* rehash doubles it back */
-		rehash(p);
-	}
+	if (dropped)
+		reindex(p);
 	return dropped;
 }
 

@@ -6,6 +6,8 @@
 #ifndef PGOPROF_FSTREE_H
 #define PGOPROF_FSTREE_H
 
+#include "../lib/hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,8 +46,7 @@ struct fsamples {
 struct fs_profile {
 	struct fsamples **funcs;	/* top level; sorted by fs_finish */
 	size_t nfuncs, cap_funcs;
-	size_t *hash;			/* name -> index + 1, open addressing */
-	size_t hash_size;
+	struct hindex index;		/* by name */
 	/* Totals were read from a file (llvm-profgen's are not the sum of the
 	 * body): fs_finish keeps them instead of summing. */
 	int totals_given;

@@ -25,6 +25,7 @@
  * function are summed first, with a difference array over its
  * instructions. */
 #include "lbr.h"
+#include "../lib/hindex.h"
 #include "../lib/util.h"
 
 #include <stdio.h>
@@ -60,8 +61,7 @@ struct lbr {
 	struct lbr_stats *st;
 	struct fn_insns **fns;	/* in the order first seen */
 	size_t nfns, cap_fns;
-	size_t *hash;		/* fn -> index + 1 in fns */
-	size_t hash_size;
+	struct hindex index;	/* fns by fn */
 	struct sym_result *res;
 	lbr_callee_fn callee_name;
 	void *arg;
@@ -135,36 +135,31 @@ static void add_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 	f->n++;
 }
 
-static size_t fn_hash(long fn, size_t size)
+static uint64_t fn_key(long fn)
 {
-	return ((uint64_t)fn * 0x9e3779b97f4a7c15ULL >> 17) & (size - 1);
+	return (uint64_t)fn * 0x9e3779b97f4a7c15ULL;
 }
 
-static void rehash(struct lbr *l)
+static uint64_t fn_hash(const void *l, size_t i)
 {
-	free(l->hash);
-	l->hash_size = l->hash_size ? 2 * l->hash_size : 256;
-	l->hash = xcalloc(l->hash_size, sizeof(*l->hash));
-	for (size_t i = 0; i < l->nfns; i++) {
-		size_t h = fn_hash(l->fns[i]->fn, l->hash_size);
+	return fn_key(((const struct lbr *)l)->fns[i]->fn);
+}
 
-		while (l->hash[h])
-			h = (h + 1) & (l->hash_size - 1);
-		l->hash[h] = i + 1;
-	}
+static int fn_eq(const void *l, size_t i, const void *fn)
+{
+	return ((const struct lbr *)l)->fns[i]->fn == *(const long *)fn;
 }
 
 /* The instructions of function fn, decoded on first use. */
 static struct fn_insns *function_insns(struct lbr *l, long fn)
 {
 	struct fn_insns *f;
-	size_t h;
+	size_t *slot;
 
-	if (2 * (l->nfns + 1) > l->hash_size)
-		rehash(l);
-	for (h = fn_hash(fn, l->hash_size); l->hash[h]; h = (h + 1) & (l->hash_size - 1))
-		if (l->fns[l->hash[h] - 1]->fn == fn)
-			return l->fns[l->hash[h] - 1];
+	hindex_reserve(&l->index, l->nfns, 256, fn_hash, l);
+	slot = hindex_find(&l->index, fn_key(fn), fn_eq, l, &fn);
+	if (*slot)
+		return l->fns[*slot - 1];
 	f = xcalloc(1, sizeof(*f));
 	f->fn = fn;
 	sym_function_insns_kind(l->sym, fn, add_insn, f);
@@ -183,7 +178,7 @@ static struct fn_insns *function_insns(struct lbr *l, long fn)
 	}
 	grow(&l->fns, &l->cap_fns, l->nfns + 1, sizeof(*l->fns));
 	l->fns[l->nfns] = f;
-	l->hash[h] = ++l->nfns;
+	*slot = ++l->nfns;
 	return f;
 }
 
@@ -513,7 +508,7 @@ int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 		free(l.fns[i]);
 	}
 	free(l.fns);
-	free(l.hash);
+	hindex_free(&l.index);
 	free(l.out);
 	free(l.res);
 	return 0;

@@ -6,6 +6,8 @@
 #ifndef PGOPROF_RAWPROF_H
 #define PGOPROF_RAWPROF_H
 
+#include "../lib/hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,8 +131,7 @@ struct raw_stacks {
 	size_t n, cap;
 	struct raw_frame *frames;
 	size_t nframes, cap_frames;
-	uint32_t *index;	/* open addressing: stack number + 1, 0 empty */
-	size_t index_cap;	/* 0: no index (built at the next add) */
+	struct hindex index;	/* by frames; none (cap 0) until the next add */
 };
 
 struct raw_profile {

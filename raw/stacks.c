@@ -7,6 +7,7 @@
 #include "stacks.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/hindex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,57 +30,43 @@ static int same_frames(const struct raw_frame *a, const struct raw_frame *b,
 	return 1;
 }
 
-/* The index slot of frames f: the stack's (value > 0) or an empty one. */
-static size_t find_slot(const struct raw_stacks *t, const struct raw_frame *f,
-			uint32_t depth)
+struct stack_key {
+	const struct raw_frame *f;
+	uint32_t depth;
+};
+
+static uint64_t stack_hash(const void *t, size_t i)
 {
-	size_t mask = t->index_cap - 1;
-	size_t i = (size_t)hash_frames(f, depth) & mask;
+	const struct raw_stacks *st = t;
 
-	while (t->index[i]) {
-		const struct raw_stack *s = &t->v[t->index[i] - 1];
-
-		if (s->depth == depth &&
-		    same_frames(&t->frames[s->first], f, depth))
-			break;
-		i = (i + 1) & mask;
-	}
-	return i;
+	return hash_frames(&st->frames[st->v[i].first], st->v[i].depth);
 }
 
-/* A new index for n stacks and more, at most half full. */
-static void reindex(struct raw_stacks *t, size_t n)
+static int stack_eq(const void *t, size_t i, const void *key)
 {
-	size_t cap = 64;
+	const struct raw_stacks *st = t;
+	const struct stack_key *k = key;
 
-	while (cap < 2 * n)
-		cap *= 2;
-	free(t->index);
-	t->index = xcalloc(cap, sizeof(*t->index));
-	t->index_cap = cap;
-	for (size_t k = 0; k < t->n; k++) {
-		const struct raw_stack *s = &t->v[k];
-
-		t->index[find_slot(t, &t->frames[s->first], s->depth)] =
-			(uint32_t)(k + 1);
-	}
+	return st->v[i].depth == k->depth &&
+	       same_frames(&st->frames[st->v[i].first], k->f, k->depth);
 }
 
 void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
 		   uint32_t depth, uint64_t count)
 {
 	struct raw_stacks *t = &p->stacks;
-	size_t slot;
+	struct stack_key k = { f, 0 };
+	size_t *slot;
 
 	if (!depth)
 		return;
 	if (depth > RAW_STACK_DEPTH_MAX)
 		depth = RAW_STACK_DEPTH_MAX;	/* keep the leaf side */
-	if (2 * (t->n + 1) > t->index_cap)
-		reindex(t, t->n + 1);
-	slot = find_slot(t, f, depth);
-	if (t->index[slot]) {
-		struct raw_stack *s = &t->v[t->index[slot] - 1];
+	k.depth = depth;
+	hindex_reserve(&t->index, t->n, 64, stack_hash, t);
+	slot = hindex_find(&t->index, hash_frames(f, depth), stack_eq, t, &k);
+	if (*slot) {
+		struct raw_stack *s = &t->v[*slot - 1];
 
 		s->count = s->count > UINT64_MAX - count ? UINT64_MAX
 							 : s->count + count;
@@ -90,7 +77,7 @@ void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
 	memcpy(&t->frames[t->nframes], f, depth * sizeof(*f));
 	t->v[t->n] = (struct raw_stack){ count, t->nframes, depth };
 	t->nframes += depth;
-	t->index[slot] = (uint32_t)++t->n;
+	*slot = ++t->n;
 }
 
 uint64_t raw_add_sampled_stack(struct raw_profile *p, const struct raw_frame *f,
@@ -122,7 +109,7 @@ void stacks_free(struct raw_stacks *t)
 {
 	free(t->v);
 	free(t->frames);
-	free(t->index);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -131,9 +118,7 @@ void stacks_renumber(struct raw_stacks *t, const uint32_t *newidx, size_t n)
 	for (size_t i = 0; i < t->nframes; i++)
 		if (t->frames[i].obj < n)
 			t->frames[i].obj = newidx[t->frames[i].obj];
-	free(t->index);	/* the hashes changed */
-	t->index = NULL;
-	t->index_cap = 0;
+	hindex_free(&t->index);	/* the hashes changed: built at the next add */
 }
 
 void stacks_mark_used(const struct raw_stacks *t, uint8_t *used, size_t n)
@@ -201,7 +186,7 @@ void stacks_sort(struct raw_stacks *t)
 	t->cap = old_n ? old_n : 1;
 	t->frames = frames;
 	t->cap_frames = old_nframes ? old_nframes : 1;
-	reindex(t, t->n);
+	hindex_rebuild(&t->index, t->n, 64, stack_hash, t);
 }
 
 void stacks_merge(struct raw_profile *dst, const struct raw_profile *src,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The report's aggregation.  Three hash tables over growing arrays; a
- * stamp per stack counts a function (or a pair) once per stack, which is
- * what "total" means under recursion (perf report --children does the
- * same). */
+/* The report's aggregation.  Three hash indexes (lib/hindex.h) over
+ * growing arrays; a stamp per stack counts a function (or a pair) once
+ * per stack, which is what "total" means under recursion (perf report
+ * --children does the same). */
 #include "funcs.h"
 #include "demangle.h"
+#include "../lib/hindex.h"
 #include "../lib/util.h"
 
 #include <stdlib.h>
@@ -21,52 +22,15 @@ void rep_model_free(struct rep_model *m)
 	free(m->funcs);
 	free(m->edges);
 	free(m->lines);
-	free(m->fidx.slot);
-	free(m->eidx.slot);
-	free(m->lidx.slot);
+	hindex_free(&m->fidx);
+	hindex_free(&m->eidx);
+	hindex_free(&m->lidx);
 	memset(m, 0, sizeof(*m));
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	return (h ^ v) * 0x100000001b3ull + (h >> 29);
-}
-
-/* The slot for an entry of hash h that eq() accepts, or an empty one.
- * The index grows (rehashing every entry by rehash()) at half full. */
-typedef int eq_fn(const void *m, size_t i, const void *key);
-typedef uint64_t hash_fn(const void *m, size_t i);
-
-static size_t *index_slot(struct rep_index *x, uint64_t h, eq_fn *eq,
-			  const void *m, const void *key)
-{
-	size_t i = (size_t)(h ^ (h >> 31)) & (x->cap - 1);
-
-	while (x->slot[i] && !eq(m, x->slot[i] - 1, key))
-		i = (i + 1) & (x->cap - 1);
-	return &x->slot[i];
-}
-
-static void index_reserve(struct rep_index *x, size_t n, hash_fn *hash,
-			  const void *m)
-{
-	size_t *old = x->slot, ocap = x->cap;
-
-	if (2 * (n + 1) <= x->cap)
-		return;
-	x->cap = ocap ? 2 * ocap : 256;
-	x->slot = xcalloc(x->cap, sizeof(*x->slot));
-	for (size_t i = 0; i < ocap; i++) {
-		if (old[i]) {
-			uint64_t h = hash(m, old[i] - 1);
-			size_t k = (size_t)(h ^ (h >> 31)) & (x->cap - 1);
-
-			while (x->slot[k])
-				k = (k + 1) & (x->cap - 1);
-			x->slot[k] = old[i];
-		}
-	}
-	free(old);
 }
 
 /* Functions, by interned name. */
@@ -84,8 +48,8 @@ size_t rep_model_func_add(struct rep_model *m, const char *name)
 {
 	size_t *slot;
 
-	index_reserve(&m->fidx, m->nfuncs, func_hash, m);
-	slot = index_slot(&m->fidx, mix(0, (uintptr_t)name), func_eq, m, name);
+	hindex_reserve(&m->fidx, m->nfuncs, 256, func_hash, m);
+	slot = hindex_find(&m->fidx, mix(0, (uintptr_t)name), func_eq, m, name);
 	if (!*slot) {
 		grow(&m->funcs, &m->cap_funcs, m->nfuncs + 1, sizeof(*m->funcs));
 		m->funcs[m->nfuncs] = (struct rep_func){ .name = name };
@@ -130,9 +94,9 @@ struct rep_edge *rep_model_pair(struct rep_model *m, size_t caller,
 	struct rep_edge k = { caller, callee, inlined != 0, 0, 0 };
 	size_t *slot;
 
-	index_reserve(&m->eidx, m->nedges, edge_hash, m);
-	slot = index_slot(&m->eidx, edge_key(caller, callee, k.inlined),
-			  edge_eq, m, &k);
+	hindex_reserve(&m->eidx, m->nedges, 256, edge_hash, m);
+	slot = hindex_find(&m->eidx, edge_key(caller, callee, k.inlined),
+			   edge_eq, m, &k);
 	if (!*slot) {
 		grow(&m->edges, &m->cap_edges, m->nedges + 1, sizeof(*m->edges));
 		m->edges[m->nedges] = k;
@@ -167,8 +131,8 @@ void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
 {
 	size_t *slot;
 
-	index_reserve(&m->lidx, m->nlines, line_hash, m);
-	slot = index_slot(&m->lidx, line_key(k), line_eq, m, k);
+	hindex_reserve(&m->lidx, m->nlines, 256, line_hash, m);
+	slot = hindex_find(&m->lidx, line_key(k), line_eq, m, k);
 	if (!*slot) {
 		grow(&m->lines, &m->cap_lines, m->nlines + 1, sizeof(*m->lines));
 		m->lines[m->nlines] = *k;

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../lib/hindex.h"
 #include "../lib/strtab.h"
 #include "syms.h"
 #include "../convert/fstree.h"
@@ -42,11 +43,6 @@ struct rep_line {
 	uint64_t count;
 };
 
-struct rep_index {
-	size_t *slot;		/* entry index + 1; 0 empty */
-	size_t cap;
-};
-
 struct rep_model {
 	struct strtab *names;	/* the caller's */
 	int has_total;		/* totals known: stacks, or a compiler profile */
@@ -62,7 +58,7 @@ struct rep_model {
 	size_t nedges, cap_edges;
 	struct rep_line *lines;
 	size_t nlines, cap_lines;
-	struct rep_index fidx, eidx, lidx;
+	struct hindex fidx, eidx, lidx;	/* by name, pair, line */
 };
 
 void rep_model_init(struct rep_model *m, struct strtab *names);
