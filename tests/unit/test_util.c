@@ -3,8 +3,11 @@
  * it (signals, exit()), yet a forked child and the program's own signal
  * handlers are left alone; read_input() stops early on a bad head and
  * bounds what it reads from a file that is not regular.  lib/md5.c: RFC
- * 1321's test suite, in one piece and in pieces, and from a file. */
+ * 1321's test suite, in one piece and in pieces, and from a file.
+ * lib/hindex.c: every key is found after the index grew and after a
+ * rebuild, also when all hashes collide, and it stays at most half full. */
 #include "check.h"
+#include "../../lib/hindex.h"
 #include "../../lib/md5.h"
 #include "../../lib/util.h"
 
@@ -238,6 +241,76 @@ static void test_md5(void)
 	close(fd);
 }
 
+/* A table of keys; hash_mask 0 makes every hash collide. */
+struct keys {
+	uint64_t *v;
+	size_t n;
+	uint64_t hash_mask;
+};
+
+static uint64_t key_hash(const void *t, size_t i)
+{
+	const struct keys *k = t;
+
+	return (k->v[i] * 0x9e3779b97f4a7c15ull) & k->hash_mask;
+}
+
+static int key_eq(const void *t, size_t i, const void *key)
+{
+	return ((const struct keys *)t)->v[i] == *(const uint64_t *)key;
+}
+
+/* Insert key unless present; returns its entry number. */
+static size_t key_add(struct hindex *x, struct keys *k, uint64_t key)
+{
+	size_t *slot;
+
+	hindex_reserve(x, k->n, 8, key_hash, k);
+	slot = hindex_find(x, (key * 0x9e3779b97f4a7c15ull) & k->hash_mask,
+			   key_eq, k, &key);
+	if (!*slot) {
+		k->v[k->n] = key;
+		*slot = ++k->n;
+	}
+	return *slot - 1;
+}
+
+static void hindex_case(uint64_t hash_mask, size_t n)
+{
+	struct keys k = { calloc(n, sizeof(uint64_t)), 0, hash_mask };
+	struct hindex x = { 0 };
+	int ok = 1;
+
+	for (size_t i = 0; i < n; i++)
+		ok &= key_add(&x, &k, 1000 + 7 * i) == i;
+	CHECK(ok && k.n == n);
+	CHECK(x.cap >= 2 * n && x.cap >= 8 && !(x.cap & (x.cap - 1)));
+	for (size_t i = 0; i < n; i++)	/* again: found, nothing added */
+		ok &= key_add(&x, &k, 1000 + 7 * i) == i;
+	CHECK(ok && k.n == n);
+	/* The entries reversed, as a caller's sort would move them. */
+	for (size_t i = 0; i < n / 2; i++) {
+		uint64_t t = k.v[i];
+
+		k.v[i] = k.v[n - 1 - i];
+		k.v[n - 1 - i] = t;
+	}
+	hindex_rebuild(&x, k.n, 8, key_hash, &k);
+	for (size_t i = 0; i < n; i++)
+		ok &= key_add(&x, &k, 1000 + 7 * i) == n - 1 - i;
+	CHECK(ok && k.n == n);
+	hindex_free(&x);
+	CHECK(x.cap == 0 && x.slot == NULL);
+	free(k.v);
+}
+
+static void test_hindex(void)
+{
+	hindex_case(UINT64_MAX, 10000);
+	hindex_case(0, 300);		/* every hash the same */
+	hindex_case(UINT64_MAX, 1);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -251,6 +324,7 @@ int main(void)
 	RUN(test_child_leaves_temporary);
 	RUN(test_read_input_bounded);
 	RUN(test_md5);
+	RUN(test_hindex);
 	rmdir(dir);
 	return tests_failed != 0;
 }
