@@ -475,6 +475,11 @@ const uint8_t *sym_build_id(struct symbolizer *s, size_t *len)
 	return s->build_id;
 }
 
+const char *sym_path(const struct symbolizer *s)
+{
+	return s->path;
+}
+
 const struct load_seg *sym_segments(struct symbolizer *s, int *n)
 {
 	*n = s->nsegs;

@@ -56,6 +56,8 @@ void sym_close(struct symbolizer *s);
 
 /* The binary's GNU build-ID; *len bytes, owned by s.  NULL if it has none. */
 const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
+/* The path s was opened with; owned by s. */
+const char *sym_path(const struct symbolizer *s);
 const struct load_seg *sym_segments(struct symbolizer *s, int *n);
 
 /* Symbolize an ELF virtual address of the binary. */
