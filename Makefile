@@ -29,7 +29,7 @@ REC_PROC_SRC := $(filter-out proc/elfaddr.c,$(PROC_SRC))
 REC_SRC := collector/record.c collector/sideband.c \
 	   collector/probe.c collector/dwarfcg.c collector/stacktab.c \
 	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
-CONV_SRC := convert/convert.c convert/symbolize.c convert/binobj.c \
+CONV_SRC := convert/convert.c convert/symbolize.c convert/insn.c convert/binobj.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
 	    convert/overlap.c convert/pprof.c
@@ -103,7 +103,7 @@ include tests/fuzz/fuzz.mk
 # Unit tests are always built with AddressSanitizer and UBSan, in their own
 # object tree, so a parser that reads out of bounds fails its test.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c convert/binobj.c \
+TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c convert/insn.c convert/binobj.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
 	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)

@@ -195,7 +195,7 @@ static void walk_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 	grow(&c->fn_keys, &c->fn_kcap, c->fn_n + 1, sizeof(*c->fn_keys));
 	in = &c->fn_insns[c->fn_n];
 	*in = (struct blk_insn){ vaddr, len, kind, UINT64_MAX, 0, 0 };
-	if ((kind & (SYM_INSN_JUMP | SYM_INSN_BRANCH)) && est_uses_blocks(c->estimator))
+	if ((kind & (INSN_JUMP | INSN_BRANCH)) && est_uses_blocks(c->estimator))
 		in->target = sym_branch_target(c->sym, vaddr);
 	c->fn_keys[c->fn_n++] = 0;
 	if (!vaddr_to_offset(segs, n, vaddr, &off) &&

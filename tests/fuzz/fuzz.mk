@@ -32,7 +32,7 @@ fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_he
 	$(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfscript_SRC := import/perfscript.c import/samples.c proc/buildid.c \
 	proc/mappings.c $(FUZZ_RAW) $(FUZZ_LIB)
-fuzz_elf_SRC := proc/buildid.c proc/elfaddr.c convert/symbolize.c $(FUZZ_LIB)
+fuzz_elf_SRC := proc/buildid.c proc/elfaddr.c convert/symbolize.c convert/insn.c $(FUZZ_LIB)
 fuzz_llvm_text_SRC := convert/fstree.c convert/llvm_text.c $(FUZZ_LIB)
 fuzz_llvm_extbinary_SRC := convert/fstree.c convert/llvm_extbinary.c $(FUZZ_LIB)
 fuzz_afdo_SRC := convert/fstree.c convert/afdo.c $(FUZZ_LIB)
@@ -44,7 +44,7 @@ $(FUZZ_PB): third_party/pprof/profile.proto
 	protoc-c --c_out=$(dir $@) --proto_path=third_party/pprof $<
 $(FUZZ_B)/obj/import/pprof.o $(FUZZ_B)/plain/obj/import/pprof.o: $(FUZZ_PB)
 # fuzz_cmdline.c includes cli/convert.c itself.
-fuzz_cmdline_SRC := convert/convert.c cli/writeopts.c proc/elfaddr.c convert/symbolize.c convert/binobj.c convert/fstree.c \
+fuzz_cmdline_SRC := convert/convert.c cli/writeopts.c proc/elfaddr.c convert/symbolize.c convert/insn.c convert/binobj.c convert/fstree.c \
 	convert/llvm_text.c convert/llvm_extbinary.c convert/afdo.c \
 	convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c collector/probe.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
