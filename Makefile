@@ -28,7 +28,8 @@ PROC_SRC := proc/mappings.c proc/buildid.c proc/unwind.c proc/unwind_fp.c proc/e
 REC_PROC_SRC := $(filter-out proc/elfaddr.c,$(PROC_SRC))
 REC_SRC := collector/record.c collector/sideband.c \
 	   collector/probe.c collector/dwarfcg.c collector/stacktab.c \
-	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c
+	   collector/privdrop.c collector/outwriter.c collector/rate.c collector/target.c \
+	   collector/lbrcollect.c
 CONV_SRC := convert/convert.c convert/symbolize.c convert/insn.c convert/binobj.c \
 	    convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	    convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c \
@@ -94,6 +95,13 @@ LBRGEN_SRC := bench/lbrgen.c tests/lbrgen/walk.c tests/lbrsynth/perfwrite.c \
 	      proc/buildid.c
 $(B)/bench/lbrgen: $(call obj,$(LBRGEN_SRC) $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
+# The branch-stack rule on both sides, for tests/integration/lbrfold.sh:
+# the BPF fold and the collector's map reading against perf.data records.
+LBRFOLD_SRC := tests/lbrfold/lbrfold.c collector/lbrcollect.c \
+	       tests/lbrsynth/perfwrite.c proc/mappings.c proc/buildid.c
+$(B)/lbrfold: $(call obj,$(LBRFOLD_SRC) $(RAW_SRC) $(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz
+$(B)/tests/lbrfold/lbrfold.o: $(B)/record.skel.h
 # Synthesized fleets of raw profiles, for bench/fleet-merge.sh.
 $(B)/bench/fleetgen: $(call obj,bench/fleetgen.c $(RAW_SRC) $(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^
