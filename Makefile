@@ -79,6 +79,11 @@ include tests/lbrsynth/lbrsynth.mk
 # Synthesized branch-record samples as perf.data, for conversion benchmarks.
 $(B)/bench/lbrgen: $(B)/bench/lbrgen.o $(call layer_libs,$(B),synth proc raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
+# The branch-stack rule on both sides, for tests/integration/lbrfold.sh:
+# the BPF fold and the collector's map reading against perf.data records.
+$(B)/lbrfold: $(B)/tests/lbrfold/lbrfold.o $(call layer_libs,$(B),collector synth proc raw lib)
+	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz
+$(B)/tests/lbrfold/lbrfold.o: $(B)/record.skel.h
 # Synthesized fleets of raw profiles, for bench/fleet-merge.sh.
 $(B)/bench/fleetgen: $(B)/bench/fleetgen.o $(call layer_libs,$(B),raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -105,7 +110,7 @@ $(B)/tests/test_%: $(B)/san/tests/unit/test_%.o $(TEST_LIBS) $(PB_OBJ)
 	$(CC) $(SAN) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # The unit tests, and the tools the integration tests run.
-unit-tests: $(UNIT_TESTS) $(B)/flamegen lbrsynth
+unit-tests: $(UNIT_TESTS) $(B)/flamegen $(B)/lbrfold lbrsynth
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5

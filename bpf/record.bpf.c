@@ -205,14 +205,41 @@ static __always_inline void spill(__u32 kind, const struct lbr_key *key)
 	stat_inc(STAT_LBR_SPILLED);
 }
 
+/* The branch-stack rule, kernel side: n branch records of process pid
+ * (newest first) as taken branches (from, to) and the fall-through ranges
+ * between them, [e[i].to, e[i-1].from], which ran once; each counted in
+ * its map, or sent through the spill ring when the map is full.  Its user
+ * side twin is import/samples.c samples_add_branches(); tests/lbrfold
+ * runs this through lbr_fold_test and checks that both give the same
+ * branches and ranges (docs/raw-format.md section 3.4). */
+static __always_inline void fold_branches(const struct lbr_buf *buf, int n,
+					  __u32 pid)
+{
+	struct lbr_key key = {};
+
+	key.pid = pid;
+	for (int i = 0; i < MAX_LBR; i++) {
+		if (i >= n)
+			break;
+		key.a = buf->e[i].from;
+		key.b = buf->e[i].to;
+		if (count_in(&branches, &key))
+			spill(0, &key);
+		if (i == 0)
+			continue;
+		key.a = buf->e[i].to;
+		key.b = buf->e[i - 1].from;
+		if (count_in(&ranges, &key))
+			spill(1, &key);
+	}
+}
+
 /* Branch-record mode: the stack as above, and the sample's branch records
- * (newest first) as taken branches and the fall-through ranges between
- * them: [e[i].to, e[i-1].from] ran once. */
+ * folded by fold_branches(). */
 SEC("perf_event")
 int on_lbr_sample(struct bpf_perf_event_data *ctx)
 {
 	__u32 pid = target_pid(), zero = 0;
-	struct lbr_key key = {};
 	struct lbr_buf *buf;
 	long size;
 	int n;
@@ -233,21 +260,28 @@ int on_lbr_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	n = size / sizeof(struct perf_branch_entry);
-	key.pid = pid;
-	for (int i = 0; i < MAX_LBR; i++) {
-		if (i >= n)
-			break;
-		key.a = buf->e[i].from;
-		key.b = buf->e[i].to;
-		if (count_in(&branches, &key))
-			spill(0, &key);
-		if (i == 0)
-			continue;
-		key.a = buf->e[i].to;
-		key.b = buf->e[i - 1].from;
-		if (count_in(&ranges, &key))
-			spill(1, &key);
-	}
+	fold_branches(buf, n, pid);
+	return 0;
+}
+
+/* For tests only (tests/lbrfold): fold_branches() on the records user
+ * space gives in the context (struct lbr_fold_ctx), run by
+ * BPF_PROG_TEST_RUN, which perf_event programs do not support.  "?":
+ * not loaded unless asked for, so pgoprof-record never loads it. */
+_Static_assert(sizeof(struct perf_branch_entry) == sizeof(((struct lbr_fold_ctx *)0)->e[0]),
+	       "lbr_fold_ctx lays its records out as perf_branch_entry");
+
+SEC("?syscall")
+int lbr_fold_test(struct lbr_fold_ctx *ctx)
+{
+	__u32 zero = 0;
+	struct lbr_buf *buf = bpf_map_lookup_elem(&lbr_scratch, &zero);
+
+	if (!buf)
+		return 1;
+	/* The context is read at constant offsets only: copied first. */
+	__builtin_memcpy(buf->e, ctx->e, sizeof(buf->e));
+	fold_branches(buf, ctx->n > MAX_LBR ? MAX_LBR : (int)ctx->n, ctx->pid);
 	return 0;
 }
 

@@ -38,6 +38,16 @@ struct lbr_spill {
 /* The most branch records one sample carries (Intel LBR: 32). */
 #define MAX_LBR 32
 
+/* The context of the test program lbr_fold_test (bpf/record.bpf.c): n
+ * branch records of process pid, newest first, each laid out as the
+ * kernel's struct perf_branch_entry (from, to, then a word of flags that
+ * the fold does not read). */
+struct lbr_fold_ctx {
+	__u32 pid;
+	__u32 n;
+	__u64 e[MAX_LBR][3];
+};
+
 /* A taken branch (from -> to) or a fall-through range [begin, end] of a
  * process, as runtime virtual addresses. */
 struct lbr_key {

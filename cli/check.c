@@ -5,6 +5,7 @@
  * code are lost to the compiler, so their share is the measure. */
 #include "cmds.h"
 #include "../convert/formats.h"
+#include "../convert/binobj.h"
 #include "../convert/symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -71,13 +72,11 @@ static int check_raw(const struct raw_profile *p, const char *path,
 		     const char *binary)
 {
 	struct symbolizer *s = sym_open(binary, NULL, 0);
-	struct raw_binary b = { binary, NULL, 0, NULL };
 	int found;
 
 	if (!s)
 		return 1;
-	b.build_id = sym_build_id(s, &b.build_id_len);
-	found = raw_binary_object(p, path, &b) >= 0;
+	found = binobj_find(s, p, path, NULL) >= 0;
 	printf("%s: %s the samples of %s%s\n", path,
 	       found ? "holds" : "does not hold", binary,
 	       found ? ": it fits exactly" :

@@ -5,6 +5,7 @@
 #include "../convert/formats.h"
 #include "../convert/llvm_text.h"
 #include "../convert/pprof.h"
+#include "../convert/binobj.h"
 #include "../convert/symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -41,13 +42,11 @@ static int show_binary(const struct raw_profile *p, const char *path,
 {
 	struct symbolizer *s = sym_open(path, NULL, 0);
 	const struct load_seg *segs;
-	struct raw_binary b = { path, NULL, 0, NULL };
 	int obj, n;
 
 	if (!s)
 		return 1;
-	b.build_id = sym_build_id(s, &b.build_id_len);
-	obj = raw_binary_object(p, raw_path, &b);
+	obj = binobj_find(s, p, raw_path, NULL);
 	if (obj < 0) {
 		sym_close(s);
 		return 1;

@@ -9,6 +9,7 @@
 #include "../bpf/record.h"
 #include "record.skel.h"
 #include "dwarfcg.h"
+#include "lbrcollect.h"
 #include "../proc/mappings.h"
 #include "outwriter.h"
 #include "privdrop.h"
@@ -953,38 +954,6 @@ static void collect_stacks(struct collector *c)
 	}
 }
 
-/* One taken branch (a -> b) or fall-through range [a, b] of a process, as
- * file offsets; a range must begin and end in one object. */
-static void add_lbr(struct collector *c, pid_t pid, uint64_t a, uint64_t b,
-		    uint64_t count, int is_range)
-{
-	uint32_t oa, ob;
-	uint64_t fa, fb;
-	enum unattr_reason ra = maps_resolve(&c->maps, pid, a, &oa, &fa);
-	enum unattr_reason rb = maps_resolve(&c->maps, pid, b, &ob, &fb);
-
-	if (ra != UNATTR_NONE || rb != UNATTR_NONE || (is_range && oa != ob))
-		raw_add_counter(&c->prof, is_range ? "ranges.unattributed"
-						   : "branches.unattributed", count);
-	else if (is_range)
-		raw_add_range(&c->prof.objs[oa], fa, fb, count);
-	else
-		raw_add_branch(&c->prof.objs[oa], fa, ob, fb, count);
-}
-
-static void collect_lbr_map(struct collector *c, int fd, int is_range)
-{
-	struct lbr_key key, next, *prev = NULL;
-	uint64_t count;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!bpf_map_lookup_elem(fd, &key, &count))
-			add_lbr(c, (pid_t)key.pid, key.a, key.b, count, is_range);
-	}
-}
-
 /* The spill ring is read every round so that it does not fill; its
  * records are resolved at the end with the maps' (mappings are kept). */
 static int on_spill(void *ctx, void *data, size_t size)
@@ -1003,8 +972,7 @@ static void collect_spilled(struct collector *c)
 	if (c->spill_rb)
 		ring_buffer__consume(c->spill_rb);
 	for (size_t i = 0; i < c->nspilled; i++)
-		add_lbr(c, (pid_t)c->spilled[i].pid, c->spilled[i].a,
-			c->spilled[i].b, 1, c->spilled[i].kind == 1);
+		lbr_add_spilled(&c->prof, &c->maps, &c->spilled[i]);
 }
 
 static void set_meta(struct collector *c)
@@ -1251,8 +1219,8 @@ int main(int argc, char **argv)
 	collect_stats(&c);
 	collect_stacks(&c);
 	if (c.mode == MODE_LBR) {
-		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.branches), 0);
-		collect_lbr_map(&c, bpf_map__fd(c.skel->maps.ranges), 1);
+		lbr_collect_map(&c.prof, &c.maps, bpf_map__fd(c.skel->maps.branches), 0);
+		lbr_collect_map(&c.prof, &c.maps, bpf_map__fd(c.skel->maps.ranges), 1);
 		collect_spilled(&c);
 	}
 	raw_drop_empty_objects(&c.prof);

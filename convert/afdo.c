@@ -308,8 +308,7 @@ static void view_node(struct gview *g, struct fsamples *d,
 struct writer {
 	struct wbuf b;
 	int strings_in_bytes;	/* version 2 */
-	char **names;		/* sorted, unique; names[0] = "" */
-	size_t nnames, cap_names;
+	struct fs_names names;	/* names.v[0] = "" */
 };
 
 /* Host-order words (GCC reads the file with plain u32 loads). */
@@ -346,33 +345,9 @@ static void wstring(struct writer *w, const char *s)
 	}
 }
 
-static void add_name(struct writer *w, const char *s)
-{
-	grow(&w->names, &w->cap_names, w->nnames + 1, sizeof(*w->names));
-	w->names[w->nnames++] = (char *)s;
-}
-
-static void collect_names(struct writer *w, const struct fsamples *f)
-{
-	add_name(w, f->name);
-	for (size_t i = 0; i < f->nbody; i++)
-		for (size_t j = 0; j < f->body[i].ntargets; j++)
-			add_name(w, f->body[i].targets[j].name);
-	for (size_t i = 0; i < f->ncs; i++)
-		collect_names(w, f->cs[i].callee);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static uint32_t name_index(const struct writer *w, const char *s)
 {
-	char **hit = bsearch(&s, w->names, w->nnames, sizeof(*w->names),
-			     cmp_str);
-
-	return hit ? (uint32_t)(hit - w->names) : 0;	/* always found */
+	return (uint32_t)fs_names_index(&w->names, s);
 }
 
 static void write_instance(struct writer *w, const struct fsamples *f)
@@ -488,7 +463,7 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 	struct fs_profile m;
 	struct writer w = { 0 };
 	uint32_t vword;
-	size_t start, nf = 0;
+	size_t start;
 	int rc = 0;
 
 	if (version == 1 || version == 2)
@@ -529,22 +504,16 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 		      g.dropped, MAX_DEPTH);
 
 	/* Name table: "" at index 0 (GCC asserts index > 0 for lookups). */
-	add_name(&w, "");
-	for (size_t i = 0; i < m.nfuncs; i++)
-		collect_names(&w, m.funcs[i]);
-	sort(w.names, w.nnames, sizeof(*w.names), cmp_str);
-	for (size_t i = 0; i < w.nnames; i++)
-		if (!nf || strcmp(w.names[nf - 1], w.names[i]))
-			w.names[nf++] = w.names[i];
-	w.nnames = nf;
+	fs_names_add(&w.names, "");
+	fs_names_collect(&w.names, &m);
 
 	w32(&w, AFDO_MAGIC);
 	w32(&w, vword);
 	w32(&w, 0);
 	start = begin_section(&w, TAG_FILE_NAMES);
-	w32(&w, (uint32_t)w.nnames);
-	for (size_t i = 0; i < w.nnames; i++)
-		wstring(&w, w.names[i]);
+	w32(&w, (uint32_t)w.names.n);
+	for (size_t i = 0; i < w.names.n; i++)
+		wstring(&w, w.names.v[i]);
 	end_section(&w, start);
 
 	start = begin_section(&w, TAG_FUNCTION);
@@ -566,7 +535,7 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 	if (fwrite(w.b.data, 1, w.b.len, f) != w.b.len || fflush(f))
 		rc = err("afdo: write failed: %s", strerror(errno));
 out:
-	free(w.names);
+	fs_names_free(&w.names);
 	free(w.b.data);
 	fs_free(&m);
 	return rc;

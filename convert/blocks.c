@@ -27,7 +27,7 @@ static long insn_at(const struct blk_insn *in, size_t n, uint64_t vaddr)
 static uint8_t *leaders(const struct blk_insn *in, size_t n)
 {
 	uint8_t *lead = xcalloc(n ? n : 1, 1);
-	const unsigned ends = SYM_INSN_JUMP | SYM_INSN_BRANCH | SYM_INSN_RET;
+	const unsigned ends = INSN_JUMP | INSN_BRANCH | INSN_RET;
 
 	for (size_t i = 0; i < n; i++) {
 		long t;
@@ -91,14 +91,14 @@ static size_t block_edges(const struct blk_insn *in, size_t n, size_t i,
 
 	if (t >= 0)
 		to = blk_of[t];
-	if (in[i].kind & SYM_INSN_RET)
+	if (in[i].kind & INSN_RET)
 		out[k++] = (struct cfg_edge){ from, nb };
-	else if (in[i].kind & SYM_INSN_JUMP)
+	else if (in[i].kind & INSN_JUMP)
 		out[k++] = (struct cfg_edge){ from, to };
-	else if ((in[i].kind & SYM_INSN_BRANCH) && in[i].target == UINT64_MAX)
+	else if ((in[i].kind & INSN_BRANCH) && in[i].target == UINT64_MAX)
 		out[k++] = (struct cfg_edge){ from, nb };	/* indirect */
 	else {
-		if (in[i].kind & SYM_INSN_BRANCH)
+		if (in[i].kind & INSN_BRANCH)
 			out[k++] = (struct cfg_edge){ from, to };
 		out[k++] = (struct cfg_edge){ from, next_block(in, n, i, blk_of, nb) };
 	}

@@ -14,7 +14,7 @@
 struct blk_insn {
 	uint64_t vaddr;		/* ELF virtual address */
 	uint32_t len;		/* bytes */
-	unsigned kind;		/* SYM_INSN_* (symbolize.h) */
+	unsigned kind;		/* INSN_* (insn.h) */
 	uint64_t target;	/* a direct jump's or branch's target
 				 * (virtual address), else UINT64_MAX */
 	uint64_t samples;	/* samples at this instruction */

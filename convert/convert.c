@@ -7,6 +7,7 @@
 #include "estimate.h"
 #include "formats.h"
 #include "lbr.h"
+#include "binobj.h"
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -15,7 +16,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Why a sample or an edge of the binary did not make it into the profile. */
 enum drop {
@@ -69,10 +69,7 @@ struct conv {
 
 static int find_object(struct conv *c)
 {
-	struct raw_binary b = { c->binary, NULL, 0, c->recorded_path };
-
-	b.build_id = sym_build_id(c->sym, &b.build_id_len);
-	c->obj = raw_binary_object(&c->raw, c->raw_path, &b);
+	c->obj = binobj_find(c->sym, &c->raw, c->raw_path, c->recorded_path);
 	return c->obj < 0 ? -1 : 0;
 }
 
@@ -198,7 +195,7 @@ static void walk_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 	grow(&c->fn_keys, &c->fn_kcap, c->fn_n + 1, sizeof(*c->fn_keys));
 	in = &c->fn_insns[c->fn_n];
 	*in = (struct blk_insn){ vaddr, len, kind, UINT64_MAX, 0, 0 };
-	if ((kind & (SYM_INSN_JUMP | SYM_INSN_BRANCH)) && est_uses_blocks(c->estimator))
+	if ((kind & (INSN_JUMP | INSN_BRANCH)) && est_uses_blocks(c->estimator))
 		in->target = sym_branch_target(c->sym, vaddr);
 	c->fn_keys[c->fn_n++] = 0;
 	if (!vaddr_to_offset(segs, n, vaddr, &off) &&
@@ -301,27 +298,13 @@ static void add_ips(struct conv *c)
 
 static struct symbolizer *callee_symbolizer(struct conv *c, uint32_t obj)
 {
-	const struct raw_object *o = &c->raw.objs[obj];
-	struct symbolizer *s;
-	const uint8_t *id;
-	size_t len;
-
 	if ((int)obj == c->obj)
 		return c->sym;
-	if (c->callee_tried[obj])
-		return c->callee_sym[obj];
-	c->callee_tried[obj] = 1;
-	if (o->path[0] != '/' || access(o->path, R_OK))
-		return NULL;
-	s = sym_open(o->path, NULL, 0);
-	if (!s)
-		return NULL;
-	id = sym_build_id(s, &len);
-	if (!raw_file_is_object(o, o->path, id, len)) {
-		sym_close(s);	/* replaced since recording */
-		return NULL;
+	if (!c->callee_tried[obj]) {
+		c->callee_tried[obj] = 1;
+		c->callee_sym[obj] = binobj_open_recorded(&c->raw.objs[obj]);
 	}
-	return c->callee_sym[obj] = s;
+	return c->callee_sym[obj];
 }
 
 static const char *callee_name(struct conv *c, uint32_t obj, uint64_t off)

@@ -325,3 +325,50 @@ void fs_scale(struct fs_profile *p, uint64_t num, uint64_t den)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		scale_node(p->funcs[i], num, den);
 }
+
+void fs_names_add(struct fs_names *t, const char *s)
+{
+	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	t->v[t->n++] = s;
+}
+
+static void names_of(struct fs_names *t, const struct fsamples *f)
+{
+	fs_names_add(t, f->name);
+	for (size_t i = 0; i < f->nbody; i++)
+		for (size_t j = 0; j < f->body[i].ntargets; j++)
+			fs_names_add(t, f->body[i].targets[j].name);
+	for (size_t i = 0; i < f->ncs; i++)
+		names_of(t, f->cs[i].callee);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void fs_names_collect(struct fs_names *t, const struct fs_profile *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nfuncs; i++)
+		names_of(t, p->funcs[i]);
+	sort(t->v, t->n, sizeof(*t->v), cmp_name);
+	for (size_t i = 0; i < t->n; i++)
+		if (!n || strcmp(t->v[n - 1], t->v[i]))
+			t->v[n++] = t->v[i];
+	t->n = n;
+}
+
+size_t fs_names_index(const struct fs_names *t, const char *s)
+{
+	const char **hit = bsearch(&s, t->v, t->n, sizeof(*t->v), cmp_name);
+
+	return hit ? (size_t)(hit - t->v) : 0;
+}
+
+void fs_names_free(struct fs_names *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}

@@ -89,6 +89,25 @@ uint64_t fs_max_count(const struct fs_profile *p);
  * to nearest but keeping every non-zero count at least 1. */
 void fs_scale(struct fs_profile *p, uint64_t num, uint64_t den);
 
+/* The name table of the binary writers (llvm_extbinary.c, afdo.c): names
+ * of a profile, each once, sorted bytewise (strcmp), as pointers into the
+ * profile (or to the strings given to fs_names_add). */
+struct fs_names {
+	const char **v;
+	size_t n, cap;
+};
+
+/* Add s (not copied) to t: a name the format wants that p need not have
+ * (afdo's "" at index 0).  Before fs_names_collect. */
+void fs_names_add(struct fs_names *t, const char *s);
+/* Add every name of p -- function, inlined callee and call target, at any
+ * depth -- then sort t bytewise and drop duplicates. */
+void fs_names_collect(struct fs_names *t, const struct fs_profile *p);
+/* Index of s in t (after fs_names_collect); 0 if it is not there, which
+ * cannot happen for a name of the profile collected. */
+size_t fs_names_index(const struct fs_names *t, const char *s);
+void fs_names_free(struct fs_names *t);
+
 /* Canonical order and totals: body records by (line, disc), call targets by
  * count descending then name, callsites by (line, disc, name) -- the order
  * of LLVM's SampleProfileWriterText -- and TOTAL = body counts plus the

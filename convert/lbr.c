@@ -131,7 +131,7 @@ static void add_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 	f->addr[f->n] = vaddr;
 	f->len[f->n] = (uint8_t)(len > 255 ? 255 : len);
 	/* For now the kind; turned into a running count below. */
-	f->barriers[f->n] = (kind & (SYM_INSN_CALL | SYM_INSN_RET | SYM_INSN_JUMP)) != 0;
+	f->barriers[f->n] = (kind & (INSN_CALL | INSN_RET | INSN_JUMP)) != 0;
 	f->n++;
 }
 
@@ -403,14 +403,14 @@ static void add_branch(struct lbr *l, const struct raw_branch *br)
 		return;
 	}
 	kind = sym_insn_kind(l->sym, from, &len);
-	if (kind == SYM_INSN_RET) {
+	if (kind == INSN_RET) {
 		st->returns = sat_add(st->returns, br->count);
 		return;
 	}
 	/* Calls into other objects, named by the callback: directly (GOT,
 	 * -fno-plt), or through a PLT stub (code outside any function). */
-	if (l->callee_name && (kind == SYM_INSN_CALL || kind == SYM_INSN_JUMP ||
-			       kind == SYM_INSN_BRANCH) &&
+	if (l->callee_name && (kind == INSN_CALL || kind == INSN_JUMP ||
+			       kind == INSN_BRANCH) &&
 	    sym_function_at(l->sym, from) >= 0) {
 		callee = !here ? l->callee_name(l->arg, br->to_obj, br->to)
 		       : sym_function_at(l->sym, to) < 0 ? plt_callee(l, br->to)

@@ -140,39 +140,6 @@ static int decimal_name(const char *s, uint64_t *v)
 
 /* ---- writer ---- */
 
-struct names {
-	const char **v;
-	size_t n, cap;
-};
-
-static void add_name(struct names *nt, const char *s)
-{
-	grow(&nt->v, &nt->cap, nt->n + 1, sizeof(*nt->v));
-	nt->v[nt->n++] = s;
-}
-
-static void collect_names(struct names *nt, const struct fsamples *f)
-{
-	add_name(nt, f->name);
-	for (size_t i = 0; i < f->nbody; i++)
-		for (size_t j = 0; j < f->body[i].ntargets; j++)
-			add_name(nt, f->body[i].targets[j].name);
-	for (size_t i = 0; i < f->ncs; i++)
-		collect_names(nt, f->cs[i].callee);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static uint64_t name_index(const struct names *nt, const char *s)
-{
-	const char **hit = bsearch(&s, nt->v, nt->n, sizeof(*nt->v), cmp_str);
-
-	return (uint64_t)(hit - nt->v);	/* every name was collected */
-}
-
 struct counts {
 	uint64_t *v;
 	size_t n, cap;
@@ -248,7 +215,7 @@ static void write_summary(struct wbuf *b, const struct fs_profile *p)
 	free(c.v);
 }
 
-static void write_name_table(struct wbuf *b, const struct names *nt, int md5)
+static void write_name_table(struct wbuf *b, const struct fs_names *nt, int md5)
 {
 	wb_uleb(b, nt->n);
 	for (size_t i = 0; i < nt->n; i++) {
@@ -264,10 +231,10 @@ static void write_name_table(struct wbuf *b, const struct names *nt, int md5)
 	}
 }
 
-static void write_body(struct wbuf *b, const struct names *nt,
+static void write_body(struct wbuf *b, const struct fs_names *nt,
 		       const struct fsamples *f)
 {
-	wb_uleb(b, name_index(nt, f->name));
+	wb_uleb(b, fs_names_index(nt, f->name));
 	wb_uleb(b, f->total);
 	wb_uleb(b, f->nbody);
 	for (size_t i = 0; i < f->nbody; i++) {
@@ -278,7 +245,7 @@ static void write_body(struct wbuf *b, const struct names *nt,
 		wb_uleb(b, r->count);
 		wb_uleb(b, r->ntargets);
 		for (size_t j = 0; j < r->ntargets; j++) {
-			wb_uleb(b, name_index(nt, r->targets[j].name));
+			wb_uleb(b, fs_names_index(nt, r->targets[j].name));
 			wb_uleb(b, r->targets[j].count);
 		}
 	}
@@ -334,21 +301,15 @@ int llvm_extbinary_write(const struct fs_profile *p,
 	static const struct extbinary_options defaults;
 	struct wbuf sec[L_COUNT] = { { 0 } }, head = { 0 };
 	uint64_t flags[L_COUNT] = { 0 }, offset[L_COUNT], *rec_off;
-	struct names nt = { 0 };
-	size_t n = 0, pos;
+	struct fs_names nt = { 0 };
+	size_t pos;
 	int rc = 0;
 
 	if (!o)
 		o = &defaults;
 
 	/* The name table: every name once, sorted bytewise. */
-	for (size_t i = 0; i < p->nfuncs; i++)
-		collect_names(&nt, p->funcs[i]);
-	sort(nt.v, nt.n, sizeof(*nt.v), cmp_str);
-	for (size_t i = 0; i < nt.n; i++)
-		if (n == 0 || strcmp(nt.v[n - 1], nt.v[i]))
-			nt.v[n++] = nt.v[i];
-	nt.n = n;
+	fs_names_collect(&nt, p);
 
 	write_summary(&sec[L_SUMMARY], p);
 	write_name_table(&sec[L_NAMES], &nt, o->md5_names);
@@ -370,11 +331,11 @@ int llvm_extbinary_write(const struct fs_profile *p,
 	}
 	wb_uleb(&sec[L_OFFSETS], p->nfuncs);
 	for (size_t i = 0; i < p->nfuncs; i++) {
-		wb_uleb(&sec[L_OFFSETS], name_index(&nt, p->funcs[i]->name));
+		wb_uleb(&sec[L_OFFSETS], fs_names_index(&nt, p->funcs[i]->name));
 		wb_uleb(&sec[L_OFFSETS], rec_off[i]);
 	}
 	free(rec_off);
-	free(nt.v);
+	fs_names_free(&nt);
 
 	for (int i = 0; i < L_COUNT && rc == 0; i++) {
 		if (o->compress) {

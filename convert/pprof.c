@@ -4,6 +4,7 @@
  * by zlib.  It symbolizes, so it lives with the converter: function names,
  * inline chains and source lines come from convert/symbolize.h. */
 #include "pprof.h"
+#include "binobj.h"
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "pprof/profile.pb-c.h"
@@ -103,21 +104,6 @@ static int binary_is(const struct raw_object *o, const char *path,
 	return raw_file_is_object(o, path, id, len);
 }
 
-/* The object's recorded file, if it is still there and still the object. */
-static struct symbolizer *recorded_file(const struct raw_object *o)
-{
-	struct symbolizer *s;
-
-	if (!o->path || o->path[0] != '/' || access(o->path, R_OK))
-		return NULL;
-	s = sym_open(o->path, NULL, 0);
-	if (s && !binary_is(o, o->path, s)) {
-		sym_close(s);	/* replaced since recording */
-		s = NULL;
-	}
-	return s;
-}
-
 /* Pick each object's symbolizer among bins (opened --binary files).
  * A --binary that is no object is said. */
 static void find_objects(struct pw *w, struct symbolizer **bins,
@@ -134,7 +120,7 @@ static void find_objects(struct pw *w, struct symbolizer **bins,
 				os->s = bins[j];
 				used[j] = 1;
 			}
-		if (!os->s && (os->s = recorded_file(&w->p->objs[i])))
+		if (!os->s && (os->s = binobj_open_recorded(&w->p->objs[i])))
 			os->own = 1;
 		if (os->s)
 			os->segs = sym_segments(os->s, &os->nsegs);

@@ -6,7 +6,6 @@
 #include "../lib/util.h"
 #include "../lib/hash.h"
 
-#include <capstone/capstone.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -106,16 +105,7 @@ struct symbolizer {
 	size_t ncus, cap_cus;
 	size_t *by_name;	/* function index + 1, hashed by name */
 	size_t by_name_size;
-	csh cs;			/* with instruction details (groups) */
-	csh cs_fast;		/* without: for whole-function walks */
-	int cs_ok;
-	int x86;
-	cs_insn *insn;		/* decoded by cs, for one-instruction queries */
-	cs_insn *insn_fast;	/* decoded by cs_fast, likewise */
-	/* An instruction's kind by capstone id, 1 + SYM_INSN_* once known
-	 * (0 not yet): the groups it tests depend on the id alone. */
-	uint8_t *kind_by_id;
-	size_t nkind_by_id;
+	struct insn_dec *dec;	/* NULL: a machine capstone does not decode */
 	/* The last look-up, and the addresses [last_lo, last_hi) of its
 	 * function that share its line-table row and inline chain: a walk
 	 * over a function's instructions mostly asks for the same result. */
@@ -281,28 +271,8 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 	s->nsegs = elf_load_segments(s->elf, &s->segs);
 	if (s->nsegs <= 0)
 		return err("%s: no loadable segments (not an executable or shared library?)", path);
-	if (gelf_getehdr(s->elf, &eh)) {
-		s->x86 = eh.e_machine == EM_X86_64;
-		if (eh.e_machine == EM_X86_64)
-			s->cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) == CS_ERR_OK;
-		else if (eh.e_machine == EM_AARCH64)
-			s->cs_ok = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &s->cs) == CS_ERR_OK;
-		if (s->cs_ok) {
-			cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
-			if (cs_open(eh.e_machine == EM_X86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64,
-				    eh.e_machine == EM_X86_64 ? CS_MODE_64 : CS_MODE_ARM,
-				    &s->cs_fast) != CS_ERR_OK) {
-				cs_close(&s->cs);
-				s->cs_ok = 0;
-			}
-		}
-		if (s->cs_ok) {
-			s->insn = cs_malloc(s->cs);
-			s->insn_fast = cs_malloc(s->cs_fast);
-			s->nkind_by_id = s->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
-			s->kind_by_id = xcalloc(s->nkind_by_id, 1);
-		}
-	}
+	if (gelf_getehdr(s->elf, &eh))
+		s->dec = insn_open(eh.e_machine);
 	return 0;
 }
 
@@ -438,19 +408,13 @@ void sym_close(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	if (s->cs_ok) {
-		cs_free(s->insn, 1);
-		cs_free(s->insn_fast, 1);
-		cs_close(&s->cs);
-		cs_close(&s->cs_fast);
-	}
+	insn_close(s->dec);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->debug_dwfl)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
 	free(s->by_name);
-	free(s->kind_by_id);
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		if (s->funcs[i].inl) {
 			free(s->funcs[i].inl->node);
@@ -473,6 +437,11 @@ const uint8_t *sym_build_id(struct symbolizer *s, size_t *len)
 {
 	*len = s->build_id_len;
 	return s->build_id;
+}
+
+const char *sym_path(const struct symbolizer *s)
+{
+	return s->path;
 }
 
 const struct load_seg *sym_segments(struct symbolizer *s, int *n)
@@ -874,77 +843,11 @@ const char *sym_function_name(struct symbolizer *s, uint64_t vaddr)
 	return n && *n ? n : NULL;
 }
 
-int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
-{
-	size_t size;
-	const uint8_t *img = (const uint8_t *)elf_rawfile(s->elf, &size);
-	uint64_t off;
-	int found = 0;
-
-	if (!s->cs_ok || !img || vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) ||
-	    off > size)
-		return 0;
-	/* x86 calls are 2 to 15 bytes (with prefixes); aarch64 BL/BLR are 4. */
-	for (int len = s->x86 ? 2 : 4; len <= (s->x86 ? 15 : 4) && !found; len++) {
-		const uint8_t *code;
-		size_t left = (size_t)len;
-		uint64_t a = vaddr - len;
-
-		if (off < (uint64_t)len)
-			break;
-		code = img + off - len;
-		if (cs_disasm_iter(s->cs, &code, &left, &a, s->insn))
-			found = s->insn->size == len &&
-				cs_insn_group(s->cs, s->insn, CS_GRP_CALL);
-	}
-	return found;
-}
-
 long sym_function_at(struct symbolizer *s, uint64_t vaddr)
 {
 	const struct range *rg = find_range(s, vaddr);
 
 	return rg ? (long)rg->func : -1;
-}
-
-static void walk_range(struct symbolizer *s, uint64_t lo, uint64_t hi,
-		       void (*cb)(uint64_t, uint32_t, void *), void *arg,
-		       size_t *n)
-{
-	size_t size;
-	const uint8_t *img = (const uint8_t *)elf_rawfile(s->elf, &size);
-	cs_insn *insn = cs_malloc(s->cs_fast);
-	uint64_t off, addr = lo;
-
-	while (addr < hi && !vaddr_to_offset(s->segs, s->nsegs, addr, &off) &&
-	       off < size) {
-		const uint8_t *code = img + off;
-		size_t left = (size_t)(hi - addr) < size - off ? (size_t)(hi - addr)
-							      : size - off;
-		uint64_t a = addr;
-
-		while (cs_disasm_iter(s->cs_fast, &code, &left, &a, insn)) {
-			cb(insn->address, insn->size, arg);
-			(*n)++;
-		}
-		addr = a + 1;	/* skip a byte that does not decode */
-	}
-	cs_free(insn, 1);
-}
-
-size_t sym_function_insns(struct symbolizer *s, long fn,
-			  void (*cb)(uint64_t vaddr, uint32_t len, void *arg),
-			  void *arg)
-{
-	size_t n = 0;
-
-	if (!s->cs_ok || fn < 0 || !elf_rawfile(s->elf, NULL))
-		return 0;
-	for (size_t i = 0; i < s->nranges; i++)
-		if (s->ranges[i].func == (uint32_t)fn)
-			walk_range(s, s->ranges[i].low, s->ranges[i].high, cb,
-				   arg, &n);
-	return n;
 }
 
 static size_t str_hash(const char *p)
@@ -976,97 +879,66 @@ long sym_function_by_name(struct symbolizer *s, const char *name)
 	return -1;
 }
 
-/* ---- Instructions and discriminators for branch records (convert/lbr.c) */
+/* ---- Instructions (decoded by insn.c) ---- */
 
-/* The kind of a decoded instruction, as llvm-profgen's ProfiledBinary sorts
- * them (MCInstrDesc isCall, isReturn, isUnconditionalBranch = a direct
- * jump; any other branch). */
-static unsigned insn_kind(struct symbolizer *s, const cs_insn *insn)
+/* The file's bytes at ELF virtual address vaddr: NULL if vaddr is in no
+ * segment, beyond the file, or nothing decodes here; else *left bytes
+ * from there to the end of the file, *before bytes before it. */
+static const uint8_t *code_at(struct symbolizer *s, uint64_t vaddr,
+			      size_t *left, size_t *before)
 {
-	if (s->x86) {
-		const cs_x86 *x = &insn->detail->x86;
+	size_t size;
+	const uint8_t *img;
+	uint64_t off;
 
-		if (insn->id == X86_INS_JMP)
-			return x->op_count == 1 && x->operands[0].type == X86_OP_IMM
-				       ? SYM_INSN_JUMP : SYM_INSN_BRANCH;
-	} else {
-		switch (insn->id) {
-		case ARM64_INS_BL:
-		case ARM64_INS_BLR:
-			return SYM_INSN_CALL;
-		case ARM64_INS_RET:
-			return SYM_INSN_RET;
-		case ARM64_INS_B:
-			return insn->detail->arm64.cc == ARM64_CC_INVALID ||
-			       insn->detail->arm64.cc == ARM64_CC_AL
-				       ? SYM_INSN_JUMP : SYM_INSN_BRANCH;
-		}
-	}
-	if (cs_insn_group(s->cs, insn, CS_GRP_CALL))
-		return SYM_INSN_CALL;
-	if (cs_insn_group(s->cs, insn, CS_GRP_RET) ||
-	    cs_insn_group(s->cs, insn, CS_GRP_IRET))
-		return SYM_INSN_RET;
-	if (cs_insn_group(s->cs, insn, CS_GRP_JUMP))
-		return SYM_INSN_BRANCH;
-	return 0;
+	if (!s->dec || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
+	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off > size)
+		return NULL;
+	*left = size - off;
+	*before = off;
+	return img + off;
 }
 
-/* The kind of an instruction decoded without details (at code): by its id
- * once one of that id has been decoded with details; again with details
- * where the kind depends on the operands (a direct or indirect jump). */
-static unsigned fast_kind(struct symbolizer *s, const cs_insn *insn,
-			  const uint8_t *code)
+int sym_follows_call(struct symbolizer *s, uint64_t vaddr)
 {
-	unsigned id = insn->id;
-	int by_operands = s->x86 ? id == X86_INS_JMP : id == ARM64_INS_B;
-	size_t left = insn->size;
-	uint64_t a = insn->address;
-	unsigned kind;
+	size_t left, before;
+	const uint8_t *code = code_at(s, vaddr, &left, &before);
 
-	if (id < s->nkind_by_id && s->kind_by_id[id])
-		return s->kind_by_id[id] - 1u;
-	if (!cs_disasm_iter(s->cs, &code, &left, &a, s->insn))
-		return SYM_INSN_NONE;	/* not reached: it decoded */
-	kind = insn_kind(s, s->insn);
-	if (!by_operands && id < s->nkind_by_id)
-		s->kind_by_id[id] = (uint8_t)(kind + 1);
-	return kind;
+	return code ? insn_call_before(s->dec, code, before, vaddr) : 0;
 }
 
 unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 {
-	size_t size, left;
-	const uint8_t *img, *code;
-	uint64_t off, a = vaddr;
-	unsigned kind = SYM_INSN_NONE;
+	size_t left, before;
+	const uint8_t *code = code_at(s, vaddr, &left, &before);
 
 	*len = 0;
-	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
-	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
-		return SYM_INSN_NONE;
-	code = img + off;
-	left = size - off < 16 ? size - off : 16;
-	if (cs_disasm_iter(s->cs_fast, &code, &left, &a, s->insn_fast)) {
-		*len = s->insn_fast->size;
-		kind = fast_kind(s, s->insn_fast, code - s->insn_fast->size);
-	}
-	return kind;
+	if (!code)
+		return INSN_NONE;
+	return insn_kind(s->dec, code, left < 16 ? left : 16, vaddr, len);
 }
 
-size_t sym_function_insns_kind(struct symbolizer *s, long fn,
-			       void (*cb)(uint64_t vaddr, uint32_t len,
-					  unsigned kind, void *arg),
-			       void *arg)
+uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr)
+{
+	size_t left, before;
+	const uint8_t *code = code_at(s, vaddr, &left, &before);
+
+	if (!code)
+		return UINT64_MAX;
+	return insn_branch_target(s->dec, code, left < 16 ? left : 16, vaddr);
+}
+
+/* Every instruction of function fn, over its ranges in address order. */
+static size_t walk_function(struct symbolizer *s, long fn, int with_kind,
+			    void (*cb)(uint64_t, uint32_t, unsigned, void *),
+			    void *arg)
 {
 	size_t size, n = 0;
 	const uint8_t *img;
-	cs_insn *insn;
 
-	if (!s->cs_ok || fn < 0 || (size_t)fn >= s->nfuncs ||
+	if (!s->dec || fn < 0 || (size_t)fn >= s->nfuncs ||
 	    !(img = (const uint8_t *)elf_rawfile(s->elf, &size)))
 		return 0;
-	insn = cs_malloc(s->cs_fast);
 	for (size_t i = 0; i < s->nranges; i++) {
 		uint64_t off, addr = s->ranges[i].low, hi = s->ranges[i].high;
 
@@ -1074,54 +946,48 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 			continue;
 		while (addr < hi && !vaddr_to_offset(s->segs, s->nsegs, addr, &off) &&
 		       off < size) {
-			const uint8_t *code = img + off;
 			size_t left = (size_t)(hi - addr) < size - off
 					      ? (size_t)(hi - addr) : size - off;
-			uint64_t a = addr;
 
-			while (cs_disasm_iter(s->cs_fast, &code, &left, &a, insn)) {
-				cb(insn->address, insn->size,
-				   fast_kind(s, insn, code - insn->size), arg);
-				n++;
-			}
-			addr = a + 1;	/* skip a byte that does not decode */
+			addr = insn_walk(s->dec, img + off, left, addr, with_kind,
+					 cb, arg, &n);
+			addr++;	/* skip a byte that does not decode */
 		}
 	}
-	cs_free(insn, 1);
 	return n;
 }
 
-uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr)
+struct plain_walk {
+	void (*cb)(uint64_t vaddr, uint32_t len, void *arg);
+	void *arg;
+};
+
+static void without_kind(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 {
-	size_t size, left;
-	const uint8_t *img, *code;
-	uint64_t off, a = vaddr, target = UINT64_MAX;
+	const struct plain_walk *w = arg;
 
-	if (!s->cs_ok || !(img = (const uint8_t *)elf_rawfile(s->elf, &size)) ||
-	    vaddr_to_offset(s->segs, s->nsegs, vaddr, &off) || off >= size)
-		return UINT64_MAX;
-	code = img + off;
-	left = size - off < 16 ? size - off : 16;
-	if (!cs_disasm_iter(s->cs, &code, &left, &a, s->insn) ||
-	    !cs_insn_group(s->cs, s->insn, CS_GRP_JUMP))
-		return UINT64_MAX;
-	/* The target is the (last) immediate operand: x86 jmp/jcc have one,
-	 * aarch64 cbz/tbz put it after the register and bit. */
-	if (s->x86) {
-		const cs_x86 *x = &s->insn->detail->x86;
-
-		for (int i = 0; i < x->op_count; i++)
-			if (x->operands[i].type == X86_OP_IMM)
-				target = (uint64_t)x->operands[i].imm;
-	} else {
-		const cs_arm64 *x = &s->insn->detail->arm64;
-
-		for (int i = 0; i < x->op_count; i++)
-			if (x->operands[i].type == ARM64_OP_IMM)
-				target = (uint64_t)x->operands[i].imm;
-	}
-	return target;
+	(void)kind;
+	w->cb(vaddr, len, w->arg);
 }
+
+size_t sym_function_insns(struct symbolizer *s, long fn,
+			  void (*cb)(uint64_t vaddr, uint32_t len, void *arg),
+			  void *arg)
+{
+	struct plain_walk w = { cb, arg };
+
+	return walk_function(s, fn, 0, without_kind, &w);
+}
+
+size_t sym_function_insns_kind(struct symbolizer *s, long fn,
+			       void (*cb)(uint64_t vaddr, uint32_t len,
+					  unsigned kind, void *arg),
+			       void *arg)
+{
+	return walk_function(s, fn, 1, cb, arg);
+}
+
+/* ---- Discriminators and entries for branch records (convert/lbr.c) ---- */
 
 uint64_t sym_function_entry(struct symbolizer *s, long fn)
 {

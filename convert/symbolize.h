@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "insn.h"
 #include "../proc/elfaddr.h"
 
 #define SYM_MAX_FRAMES 64
@@ -56,6 +57,8 @@ void sym_close(struct symbolizer *s);
 
 /* The binary's GNU build-ID; *len bytes, owned by s.  NULL if it has none. */
 const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
+/* The path s was opened with; owned by s. */
+const char *sym_path(const struct symbolizer *s);
 const struct load_seg *sym_segments(struct symbolizer *s, int *n);
 
 /* Symbolize an ELF virtual address of the binary. */
@@ -89,18 +92,10 @@ uint32_t sym_base_disc(uint32_t d);
 
 /* ---- For branch records (convert/lbr.c) ---- */
 
-/* Instruction kinds, as llvm-profgen's ProfiledBinary sorts them: a call,
- * a return, or a direct unconditional jump ends straight-line code. */
-#define SYM_INSN_NONE 0u
-#define SYM_INSN_CALL 1u
-#define SYM_INSN_RET 2u
-#define SYM_INSN_JUMP 4u	/* unconditional direct jump */
-#define SYM_INSN_BRANCH 8u	/* other branches: conditional, indirect */
-
-/* Decode the instruction at vaddr: its kind, and its length in *len (0 if
- * it does not decode). */
+/* Decode the instruction at vaddr: its kind (INSN_*, insn.h), and its
+ * length in *len (0 if it does not decode). */
 unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len);
-/* sym_function_insns with each instruction's kind (SYM_INSN_*). */
+/* sym_function_insns with each instruction's kind (INSN_*). */
 size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 			       void (*cb)(uint64_t vaddr, uint32_t len,
 					  unsigned kind, void *arg),

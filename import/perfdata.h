@@ -15,7 +15,7 @@
  * first unwound as pgoprof-record --call-graph dwarf unwinds them
  * (proc/unwind.h), with the mappings of the file; branch stacks become
  * taken branches and the fall-through ranges between them by the rules of
- * bpf/record.bpf.c on_lbr_sample().  docs/raw-format.md describes both.
+ * bpf/record.bpf.c fold_branches().  docs/raw-format.md describes both.
  * These rules, the mapping -> object rule below and the counters they keep
  * are import/samples.h's, which the perf script importer shares.
  * Kernel samples (cpumode, or an IP with its top bit set) are counted as

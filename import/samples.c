@@ -350,8 +350,10 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 /* The taken branches of a branch stack (newest first) and, with ranges,
  * the fall-through range [e[i].to, e[i-1].from] from each branch's target
  * to the next newer branch's source, which ran once between the two
- * (bpf/record.bpf.c on_lbr_sample() does the same in the kernel).  Each
- * address is resolved once; the counts go in batches. */
+ * (bpf/record.bpf.c fold_branches() does the same in the kernel;
+ * tests/integration/lbrfold.sh holds the two to the same result,
+ * docs/raw-format.md section 3.4).  Each address is resolved once; the
+ * counts go in batches. */
 void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
 			  size_t nr, size_t stride, int ranges)
 {

@@ -15,7 +15,7 @@
  *    (collector/record.c add_stack());
  *  - a branch stack (newest first) becomes taken branches and the
  *    fall-through ranges between them, by the rules of bpf/record.bpf.c
- *    on_lbr_sample();
+ *    fold_branches() (tests/integration/lbrfold.sh compares the two);
  *  - what could not be attributed is counted by reason (unattributed.*,
  *    edges/branches/ranges.unattributed), and the counters that every
  *    import writes (samples.taken, samples.lost, sideband.lost,

@@ -6,13 +6,13 @@
 #include "funcs.h"
 #include "demangle.h"
 #include "srcline.h"
+#include "../convert/binobj.h"
 #include "../convert/symbolize.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct rep_bin {
 	struct symbolizer *sym;
@@ -61,21 +61,12 @@ static void recorded_binary(struct rep_syms *s, uint32_t obj)
 {
 	const struct raw_object *o = &s->p->objs[obj];
 	struct symbolizer *sym;
-	const uint8_t *id;
-	size_t len;
 
-	if (!o->path || o->path[0] != '/' || access(o->path, R_OK) ||
-	    o->id_kind == RAW_ID_PATH || !has_counts(s->p, o))
+	if (o->id_kind == RAW_ID_PATH || !has_counts(s->p, o))
 		return;
-	sym = sym_open(o->path, NULL, 0);
-	if (!sym)
-		return;
-	id = sym_build_id(sym, &len);
-	if (!raw_file_is_object(o, o->path, id, len)) {
-		sym_close(sym);		/* rebuilt since recording */
-		return;
-	}
-	set_binary(s, obj, sym, o->path);
+	sym = binobj_open_recorded(o);
+	if (sym)
+		set_binary(s, obj, sym, o->path);
 }
 
 /* Lenient (diff): a binary of the other profile is no error, and no
@@ -85,17 +76,17 @@ static int given_binary(struct rep_syms *s, const char *raw_path,
 			const char *path, size_t k)
 {
 	struct symbolizer *sym = sym_open(path, NULL, 0);
-	struct raw_binary b = { path, NULL, 0, NULL };
+	const uint8_t *id;
+	size_t len;
 	int obj;
 
 	if (!sym)
 		return -1;
-	b.build_id = sym_build_id(sym, &b.build_id_len);
+	id = sym_build_id(sym, &len);
 	if (s->flags & REP_LENIENT)
-		obj = b.build_id ? raw_match_object(s->p, b.build_id,
-						    (uint32_t)b.build_id_len) : -1;
+		obj = id ? raw_match_object(s->p, id, (uint32_t)len) : -1;
 	else
-		obj = raw_binary_object(s->p, raw_path, &b);
+		obj = binobj_find(sym, s->p, raw_path, NULL);
 	if (obj < 0 || s->bins[obj].sym) {
 		sym_close(sym);
 		if (obj >= 0)

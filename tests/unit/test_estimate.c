@@ -109,12 +109,12 @@ static void function(struct blk_insn *in)
 		{ 0x100, 4, 0, UINT64_MAX, 2 },
 		{ 0x104, 4, 0, UINT64_MAX, 0 },
 		{ 0x108, 4, 0, UINT64_MAX, 1 },
-		{ 0x10c, 2, SYM_INSN_BRANCH, 0x11a, 1 },	/* -> return block */
+		{ 0x10c, 2, INSN_BRANCH, 0x11a, 1 },	/* -> return block */
 		{ 0x10e, 4, 0, UINT64_MAX, 2 },			/* loop body */
 		{ 0x112, 4, 0, UINT64_MAX, 300 },		/* the cache miss */
-		{ 0x116, 4, SYM_INSN_BRANCH, 0x10e, 4 },
+		{ 0x116, 4, INSN_BRANCH, 0x10e, 4 },
 		{ 0x11a, 3, 0, UINT64_MAX, 0 },			/* return block */
-		{ 0x11d, 1, SYM_INSN_RET, UINT64_MAX, 0 },
+		{ 0x11d, 1, INSN_RET, UINT64_MAX, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -263,15 +263,15 @@ static void test_blocks_flow_bound(void)
 		{ 0x100, 4, 0, UINT64_MAX, 5 },
 		{ 0x104, 4, 0, UINT64_MAX, 5 },
 		{ 0x108, 4, 0, UINT64_MAX, 5 },
-		{ 0x10c, 2, SYM_INSN_BRANCH, 0x120, 5 },	/* empty chain */
+		{ 0x10c, 2, INSN_BRANCH, 0x120, 5 },	/* empty chain */
 		{ 0x10e, 4, 0, UINT64_MAX, 0 },			/* header */
-		{ 0x112, 2, SYM_INSN_BRANCH, 0x124, 300 },	/* found? */
+		{ 0x112, 2, INSN_BRANCH, 0x124, 300 },	/* found? */
 		{ 0x114, 4, 0, UINT64_MAX, 0 },			/* latch */
 		{ 0x118, 4, 0, UINT64_MAX, 0 },
-		{ 0x11c, 4, SYM_INSN_BRANCH, 0x10e, 0 },
-		{ 0x120, 4, SYM_INSN_RET, UINT64_MAX, 0 },	/* not found */
+		{ 0x11c, 4, INSN_BRANCH, 0x10e, 0 },
+		{ 0x120, 4, INSN_RET, UINT64_MAX, 0 },	/* not found */
 		{ 0x124, 4, 0, UINT64_MAX, 1 },			/* found */
-		{ 0x128, 1, SYM_INSN_RET, UINT64_MAX, 0 },
+		{ 0x128, 1, INSN_RET, UINT64_MAX, 0 },
 	};
 	struct blk_insn in[12];
 	double up_entry = (20 + 3 * sqrt(20) + 1) / 4, up_latch = 1.0 / 3;

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Two capstone handles: one with instruction details (groups, operands)
+ * for the questions that need them, one without for whole-function walks,
+ * which then look a kind up by instruction id (detail decoding is several
+ * times slower). */
+#include "insn.h"
+#include "../lib/util.h"
+
+#include <capstone/capstone.h>
+#include <elf.h>
+#include <stdlib.h>
+
+struct insn_dec {
+	csh cs;			/* with instruction details (groups) */
+	csh cs_fast;		/* without: for whole-function walks */
+	int x86;
+	cs_insn *insn;		/* decoded by cs, for one-instruction queries */
+	cs_insn *insn_fast;	/* decoded by cs_fast, likewise */
+	/* An instruction's kind by capstone id, 1 + INSN_* once known
+	 * (0 not yet): the groups it tests depend on the id alone. */
+	uint8_t *kind_by_id;
+	size_t nkind_by_id;
+};
+
+struct insn_dec *insn_open(unsigned e_machine)
+{
+	cs_arch arch = e_machine == EM_X86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64;
+	cs_mode mode = e_machine == EM_X86_64 ? CS_MODE_64 : CS_MODE_ARM;
+	struct insn_dec *d;
+
+	if (e_machine != EM_X86_64 && e_machine != EM_AARCH64)
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	if (cs_open(arch, mode, &d->cs) != CS_ERR_OK) {
+		free(d);
+		return NULL;
+	}
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cs_open(arch, mode, &d->cs_fast) != CS_ERR_OK) {
+		cs_close(&d->cs);
+		free(d);
+		return NULL;
+	}
+	d->x86 = e_machine == EM_X86_64;
+	d->insn = cs_malloc(d->cs);
+	d->insn_fast = cs_malloc(d->cs_fast);
+	d->nkind_by_id = d->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
+	d->kind_by_id = xcalloc(d->nkind_by_id, 1);
+	return d;
+}
+
+void insn_close(struct insn_dec *d)
+{
+	if (!d)
+		return;
+	cs_free(d->insn, 1);
+	cs_free(d->insn_fast, 1);
+	cs_close(&d->cs);
+	cs_close(&d->cs_fast);
+	free(d->kind_by_id);
+	free(d);
+}
+
+/* The kind of an instruction decoded with details. */
+static unsigned detailed_kind(struct insn_dec *d, const cs_insn *insn)
+{
+	if (d->x86) {
+		const cs_x86 *x = &insn->detail->x86;
+
+		if (insn->id == X86_INS_JMP)
+			return x->op_count == 1 && x->operands[0].type == X86_OP_IMM
+				       ? INSN_JUMP : INSN_BRANCH;
+	} else {
+		switch (insn->id) {
+		case ARM64_INS_BL:
+		case ARM64_INS_BLR:
+			return INSN_CALL;
+		case ARM64_INS_RET:
+			return INSN_RET;
+		case ARM64_INS_B:
+			return insn->detail->arm64.cc == ARM64_CC_INVALID ||
+			       insn->detail->arm64.cc == ARM64_CC_AL
+				       ? INSN_JUMP : INSN_BRANCH;
+		}
+	}
+	if (cs_insn_group(d->cs, insn, CS_GRP_CALL))
+		return INSN_CALL;
+	if (cs_insn_group(d->cs, insn, CS_GRP_RET) ||
+	    cs_insn_group(d->cs, insn, CS_GRP_IRET))
+		return INSN_RET;
+	if (cs_insn_group(d->cs, insn, CS_GRP_JUMP))
+		return INSN_BRANCH;
+	return INSN_NONE;
+}
+
+/* The kind of an instruction decoded without details (at code): by its id
+ * once one of that id has been decoded with details; again with details
+ * where the kind depends on the operands (a direct or indirect jump). */
+static unsigned fast_kind(struct insn_dec *d, const cs_insn *insn,
+			  const uint8_t *code)
+{
+	unsigned id = insn->id;
+	int by_operands = d->x86 ? id == X86_INS_JMP : id == ARM64_INS_B;
+	size_t left = insn->size;
+	uint64_t a = insn->address;
+	unsigned kind;
+
+	if (id < d->nkind_by_id && d->kind_by_id[id])
+		return d->kind_by_id[id] - 1u;
+	if (!cs_disasm_iter(d->cs, &code, &left, &a, d->insn))
+		return INSN_NONE;	/* not reached: it decoded */
+	kind = detailed_kind(d, d->insn);
+	if (!by_operands && id < d->nkind_by_id)
+		d->kind_by_id[id] = (uint8_t)(kind + 1);
+	return kind;
+}
+
+unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
+		   uint64_t addr, uint32_t *len)
+{
+	*len = 0;
+	if (!cs_disasm_iter(d->cs_fast, &code, &left, &addr, d->insn_fast))
+		return INSN_NONE;
+	*len = d->insn_fast->size;
+	return fast_kind(d, d->insn_fast, code - d->insn_fast->size);
+}
+
+int insn_call_before(struct insn_dec *d, const uint8_t *end, size_t before,
+		     uint64_t addr)
+{
+	int found = 0;
+
+	/* x86 calls are 2 to 15 bytes (with prefixes); aarch64 BL/BLR are 4. */
+	for (int len = d->x86 ? 2 : 4; len <= (d->x86 ? 15 : 4) && !found; len++) {
+		const uint8_t *code = end - len;
+		size_t left = (size_t)len;
+		uint64_t a = addr - len;
+
+		if (before < (size_t)len)
+			break;
+		if (cs_disasm_iter(d->cs, &code, &left, &a, d->insn))
+			found = d->insn->size == len &&
+				cs_insn_group(d->cs, d->insn, CS_GRP_CALL);
+	}
+	return found;
+}
+
+uint64_t insn_branch_target(struct insn_dec *d, const uint8_t *code,
+			    size_t left, uint64_t addr)
+{
+	uint64_t target = UINT64_MAX;
+
+	if (!cs_disasm_iter(d->cs, &code, &left, &addr, d->insn) ||
+	    !cs_insn_group(d->cs, d->insn, CS_GRP_JUMP))
+		return UINT64_MAX;
+	/* The target is the (last) immediate operand: x86 jmp/jcc have one,
+	 * aarch64 cbz/tbz put it after the register and bit. */
+	if (d->x86) {
+		const cs_x86 *x = &d->insn->detail->x86;
+
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == X86_OP_IMM)
+				target = (uint64_t)x->operands[i].imm;
+	} else {
+		const cs_arm64 *x = &d->insn->detail->arm64;
+
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == ARM64_OP_IMM)
+				target = (uint64_t)x->operands[i].imm;
+	}
+	return target;
+}
+
+uint64_t insn_walk(struct insn_dec *d, const uint8_t *code, size_t left,
+		   uint64_t addr, int with_kind,
+		   void (*cb)(uint64_t addr, uint32_t len, unsigned kind,
+			      void *arg),
+		   void *arg, size_t *n)
+{
+	/* Its own instruction: cb may ask single-instruction questions. */
+	cs_insn *insn = cs_malloc(d->cs_fast);
+
+	while (cs_disasm_iter(d->cs_fast, &code, &left, &addr, insn)) {
+		cb(insn->address, insn->size,
+		   with_kind ? fast_kind(d, insn, code - insn->size) : INSN_NONE,
+		   arg);
+		(*n)++;
+	}
+	cs_free(insn, 1);
+	return addr;
+}
