@@ -43,8 +43,9 @@ static inline size_t hindex_next(const struct hindex *x, size_t i)
 typedef int hindex_eq_fn(const void *arg, size_t i, const void *key);
 
 /* The slot of the entry of hash h that eq() accepts, or the empty slot
- * where it goes.  Inline, so that a constant eq is inlined too. */
-static inline size_t *hindex_find(struct hindex *x, uint64_t h,
+ * where it goes (the slots are the index's, writable also through a
+ * const index).  Inline, so that a constant eq is inlined too. */
+static inline size_t *hindex_find(const struct hindex *x, uint64_t h,
 				  hindex_eq_fn *eq, const void *arg,
 				  const void *key)
 {

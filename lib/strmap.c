@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A string-keyed hash table (strmap.h): open addressing, linear probing,
- * FNV-1a hashes, at most half full. */
+/* A string-keyed hash table (strmap.h): the keys and values in arrays,
+ * found through a hash index (hindex.h) of FNV-1a hashes. */
 #include "strmap.h"
 #include "hash.h"
 #include "util.h"
@@ -8,59 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
+static uint64_t key_hash(const void *t, size_t i)
 {
-	if (!t->cap)
-		return 0;
-	for (size_t i = hash_str(HASH_INIT, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->keys[i])
-			return 0;
-		if (!strcmp(t->keys[i], key)) {
-			*val = t->vals[i];
-			return 1;
-		}
-	}
+	return hash_str(HASH_INIT, ((const struct strmap *)t)->keys[i]);
 }
 
-static void strmap_grow(struct strmap *t)
+static int key_eq(const void *t, size_t i, const void *key)
 {
-	struct strmap old = *t;
+	return !strcmp(((const struct strmap *)t)->keys[i], key);
+}
 
-	t->cap = old.cap ? old.cap * 2 : 64;
-	t->keys = xcalloc(t->cap, sizeof(*t->keys));
-	t->vals = xcalloc(t->cap, sizeof(*t->vals));
-	t->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i]) {
-			strmap_put(t, old.keys[i], old.vals[i]);
-			free(old.keys[i]);
-		}
-	free(old.keys);
-	free(old.vals);
+int strmap_find(const struct strmap *t, const char *key, uint32_t *val)
+{
+	size_t *slot;
+
+	if (!t->index.cap)
+		return 0;
+	slot = hindex_find(&t->index, hash_str(HASH_INIT, key), key_eq, t, key);
+	if (!*slot)
+		return 0;
+	*val = t->vals[*slot - 1];
+	return 1;
 }
 
 void strmap_put(struct strmap *t, const char *key, uint32_t val)
 {
-	size_t i;
+	size_t *slot;
 
-	if (2 * (t->n + 1) > t->cap)
-		strmap_grow(t);
-	for (i = hash_str(HASH_INIT, key) & (t->cap - 1); t->keys[i];
-	     i = (i + 1) & (t->cap - 1))
-		if (!strcmp(t->keys[i], key)) {
-			t->vals[i] = val;
-			return;
-		}
-	t->keys[i] = xstrdup(key);
-	t->vals[i] = val;
-	t->n++;
+	hindex_reserve(&t->index, t->n, 64, key_hash, t);
+	slot = hindex_find(&t->index, hash_str(HASH_INIT, key), key_eq, t, key);
+	if (!*slot) {
+		grow(&t->keys, &t->cap_keys, t->n + 1, sizeof(*t->keys));
+		grow(&t->vals, &t->cap_vals, t->n + 1, sizeof(*t->vals));
+		t->keys[t->n] = xstrdup(key);
+		*slot = ++t->n;
+	}
+	t->vals[*slot - 1] = val;
 }
 
 void strmap_free(struct strmap *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->n; i++)
 		free(t->keys[i]);
 	free(t->keys);
 	free(t->vals);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }

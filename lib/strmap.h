@@ -4,13 +4,16 @@
 #ifndef PGOPROF_STRMAP_H
 #define PGOPROF_STRMAP_H
 
+#include "hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 struct strmap {
-	char **keys;
+	char **keys;		/* n of them, in insertion order */
 	uint32_t *vals;
-	size_t cap, n;
+	size_t n, cap_keys, cap_vals;
+	struct hindex index;	/* keys by FNV-1a */
 };
 
 /* The value of key into *val and 1, or 0 if key is not there. */

@@ -8,6 +8,7 @@
 #include "srcline.h"
 #include "../convert/binobj.h"
 #include "../convert/symbolize.h"
+#include "../lib/hindex.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
@@ -23,7 +24,7 @@ struct cache_ent {
 	uint32_t obj;
 	uint64_t key;		/* offset << 1 | leaf */
 	size_t first;		/* in pool */
-	int n;			/* 0: empty slot */
+	int n;
 };
 
 struct rep_syms {
@@ -32,8 +33,9 @@ struct rep_syms {
 	unsigned flags;
 	struct rep_bin *bins;	/* one per object; sym NULL: none */
 	unsigned char *used;	/* per --binary: matched an object */
-	struct cache_ent *cache;
-	size_t cache_cap, cache_n;
+	struct cache_ent *cache;	/* frames looked up, by (obj, key) */
+	size_t cache_n, cache_cap;
+	struct hindex cache_index;
 	struct rep_sframe *pool;
 	size_t npool, cap_pool;
 	struct rep_sframe one;	/* a mark's frame */
@@ -139,6 +141,7 @@ void rep_syms_close(struct rep_syms *s)
 	free(s->bins);
 	free(s->used);
 	free(s->cache);
+	hindex_free(&s->cache_index);
 	free(s->pool);
 	free(s->walk);
 	free(s);
@@ -249,35 +252,33 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 	}
 }
 
-static size_t cache_slot(const struct rep_syms *s, uint32_t obj, uint64_t key)
+static uint64_t cache_key(uint32_t obj, uint64_t key)
 {
-	uint64_t h = (key ^ ((uint64_t)obj << 40)) * 0x9e3779b97f4a7c15ull;
-	size_t i = (size_t)(h >> 20) & (s->cache_cap - 1);
-
-	while (s->cache[i].n && (s->cache[i].obj != obj || s->cache[i].key != key))
-		i = (i + 1) & (s->cache_cap - 1);
-	return i;
+	return (key ^ ((uint64_t)obj << 40)) * 0x9e3779b97f4a7c15ull;
 }
 
-static void cache_grow(struct rep_syms *s)
+static uint64_t cache_hash(const void *s, size_t i)
 {
-	struct cache_ent *old = s->cache;
-	size_t ocap = s->cache_cap;
+	const struct cache_ent *e = &((const struct rep_syms *)s)->cache[i];
 
-	s->cache_cap = ocap ? 2 * ocap : 1024;
-	s->cache = xcalloc(s->cache_cap, sizeof(*s->cache));
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].n)
-			s->cache[cache_slot(s, old[i].obj, old[i].key)] = old[i];
-	free(old);
+	return cache_key(e->obj, e->key);
+}
+
+static int cache_eq(const void *s, size_t i, const void *k)
+{
+	const struct cache_ent *e = &((const struct rep_syms *)s)->cache[i];
+	const struct cache_ent *key = k;
+
+	return e->obj == key->obj && e->key == key->key;
 }
 
 const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 					const struct raw_frame *f, int leaf,
 					int *n)
 {
-	uint64_t key = f->offset << 1 | (leaf != 0);
+	struct cache_ent k = { f->obj, f->offset << 1 | (leaf != 0), 0, 0 };
 	struct cache_ent *e;
+	size_t *slot;
 
 	if (f->obj >= s->p->nobjs) {
 		memset(&s->one, 0, sizeof(s->one));
@@ -286,16 +287,18 @@ const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 		*n = 1;
 		return &s->one;
 	}
-	if (2 * (s->cache_n + 1) > s->cache_cap)
-		cache_grow(s);
-	e = &s->cache[cache_slot(s, f->obj, key)];
-	if (!e->n) {
-		size_t first = s->npool;
-
+	hindex_reserve(&s->cache_index, s->cache_n, 1024, cache_hash, s);
+	slot = hindex_find(&s->cache_index, cache_key(k.obj, k.key), cache_eq,
+			   s, &k);
+	if (!*slot) {
+		k.first = s->npool;
 		lookup(s, f, leaf);
-		*e = (struct cache_ent){ f->obj, key, first, (int)(s->npool - first) };
-		s->cache_n++;
+		k.n = (int)(s->npool - k.first);
+		grow(&s->cache, &s->cache_cap, s->cache_n + 1, sizeof(*s->cache));
+		s->cache[s->cache_n] = k;
+		*slot = ++s->cache_n;
 	}
+	e = &s->cache[*slot - 1];
 	*n = e->n;
 	return &s->pool[e->first];
 }
