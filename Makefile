@@ -106,7 +106,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 TESTLIB_SRC := $(LIB_SRC) $(RAW_SRC) convert/symbolize.c \
 	       convert/fstree.c convert/llvm_text.c convert/llvm_extbinary.c \
 	       convert/afdo.c convert/formats.c convert/estimate.c convert/blocks.c convert/cfg.c convert/lbr.c convert/overlap.c \
-	       convert/pprof.c collector/probe.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)
+	       convert/pprof.c collector/probe.c collector/stacktab.c $(IMPORT_SRC) $(PROC_SRC) $(REPORT_SRC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/san/%.o: %.c

@@ -52,6 +52,12 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_CHILDREN 259
 #define OPT_ONLY 260
 #define OPT_STRIP_PATHS 261
+#define OPT_MEM_BUDGET 262
+/* DWARF stacks: what the collector's memory that grows with the samples
+ * (the ring buffer, twice as mapped, the unwind queue, the stack table)
+ * may take by default, and at least (docs/man/pgoprof-record.1). */
+#define MEM_BUDGET_DEFAULT (64ull << 20)
+#define MEM_BUDGET_MIN (64ull << 10)
 /* Above this share of samples lost, the summary warns (as convert does). */
 #define LOST_WARN_PERCENT 1.0
 /* Up to this rate (Hz) any machine keeps sampling's cost small; above it
@@ -78,6 +84,7 @@ struct options {
 	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
 	uint32_t max_stacks;	/* --max-stacks: stack/counts map entries, 0 = default */
 	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
+	uint64_t mem_budget;	/* --mem-budget: bytes (DWARF stacks) */
 	int freq_given;		/* -F was on the command line */
 	int children;		/* --children: -p's descendants too */
 	char **only;		/* --only: the objects to keep (none: all) */
@@ -136,7 +143,12 @@ static void usage(FILE *f)
 "  -d, --duration SECS  stop after SECS seconds (default: when the\n"
 "                       command or PID ends, or on SIGINT/SIGTERM/SIGHUP)\n"
 "  --ring-size BYTES    DWARF stacks: the ring buffer (a power of two,\n"
-"                       e.g. 64M; default from -F and the CPUs)\n"
+"                       e.g. 8M; default from -F and the CPUs, within an\n"
+"                       eighth of --mem-budget)\n"
+"  --mem-budget BYTES   DWARF stacks: memory for the ring buffer (counted\n"
+"                       twice: it is mapped twice), the stacks waiting to\n"
+"                       be unwound and the unwound stacks (default 64M);\n"
+"                       samples over it are dropped and counted\n"
 "  --max-stacks N       fp stacks: entries of the kernel's stack maps\n"
 "  --only BINARY|ID     keep only the samples of this binary (its path\n"
 "                       as mapped) or build-ID (8+ hex digits); repeat\n"
@@ -177,6 +189,29 @@ static void parse_call_graph(const char *arg, struct options *o)
 	o->stack_size = (unsigned)n;
 }
 
+/* A size in bytes with an optional suffix K, M or G (powers of 1024);
+ * 0 when arg is not one (0 is never a valid size here). */
+static uint64_t parse_bytes(const char *arg)
+{
+	char *end;
+	uint64_t n = strtoull(arg, &end, 10);
+	int shift = 0;
+
+	if (end == arg || *arg == '-')
+		return 0;
+	if (*end && strchr("kK", *end))
+		shift = 10;
+	else if (*end && strchr("mM", *end))
+		shift = 20;
+	else if (*end && strchr("gG", *end))
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || n > (UINT64_MAX >> shift))
+		return 0;
+	return n << shift;
+}
+
 /* --only: a build-ID as given; a path as the kernel maps it (absolute,
  * links resolved) when it resolves, since that is what objects record. */
 static void add_only(struct options *o, const char *arg)
@@ -201,6 +236,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "mem-budget", required_argument, NULL, OPT_MEM_BUDGET },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
@@ -212,8 +248,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .freq = 999, .output = "pgoprof.raw",
 			       .mode = MODE_AUTO, .call_graph = CG_AUTO,
-			       .stack_size = STACK_SIZE_DEFAULT };
-	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qh", longopts, NULL)) != -1) {
+			       .stack_size = STACK_SIZE_DEFAULT,
+			       .mem_budget = MEM_BUDGET_DEFAULT };
+	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->period = strtoull(optarg, &end, 10);
@@ -273,19 +310,21 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		}
 		case OPT_RING_SIZE: {
-			unsigned long long n = strtoull(optarg, &end, 10);
+			uint64_t n = parse_bytes(optarg);
 
-			if (*end == 'K' || *end == 'k')
-				n <<= 10, end++;
-			else if (*end == 'M' || *end == 'm')
-				n <<= 20, end++;
-			if (*end || n < (unsigned long long)sysconf(_SC_PAGESIZE) ||
-			    n > (1ull << 30) || (n & (n - 1)))
+			if (n < (uint64_t)sysconf(_SC_PAGESIZE) || n > (1ull << 30) ||
+			    (n & (n - 1)))
 				die(2, "--ring-size %s: give a power of two from the page size (%ld) to 1G",
 				    optarg, sysconf(_SC_PAGESIZE));
 			o->ring_size = (uint32_t)n;
 			break;
 		}
+		case OPT_MEM_BUDGET:
+			o->mem_budget = parse_bytes(optarg);
+			if (o->mem_budget < MEM_BUDGET_MIN || o->mem_budget > (1ull << 40))
+				die(2, "--mem-budget %s: give a size from 64K to 1T (suffix K, M or G)",
+				    optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -306,6 +345,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die(2, "give -F (samples per second) or -c (events per sample), not both");
 	if (o->command && o->duration > 0)
 		die(2, "-d applies to -p and -a; a COMMAND is recorded until it ends");
+	if (2ull * o->ring_size > o->mem_budget / 2)
+		die(2, "--ring-size %u: the ring is mapped twice, and 2 x %u bytes is over half of --mem-budget (%llu bytes): give a bigger --mem-budget",
+		    o->ring_size, o->ring_size, (unsigned long long)o->mem_budget);
 }
 
 /* SUDO_UID/SUDO_GID, when the real user is root: anyone else could set
@@ -450,6 +492,8 @@ struct collector {
 	struct lbr_spill *spilled;
 	size_t nspilled, cap_spilled;
 	struct dwarfcg cg;
+	uint32_t ring;		/* DWARF stacks: the ring buffer's bytes */
+	struct dwarfcg_budget cg_budget;	/* and the rest of --mem-budget */
 	struct raw_profile prof;
 	struct maptable maps;
 	struct outwriter out;	/* the file's writer, as the invoking user */
@@ -510,7 +554,9 @@ static int want_pid(uint32_t pid, void *arg)
 
 /* A power of two that buffers about half a second of samples on every
  * CPU (the collector reads it every SERVE_MS, or when it is a quarter
- * full), within 8 MiB .. 256 MiB. */
+ * full), within 8 MiB .. 256 MiB, and within an eighth of the memory
+ * budget (libbpf maps the ring's data twice, for records that wrap
+ * around: it shows twice in the collector's RSS). */
 static uint32_t ring_bytes(const struct collector *c)
 {
 	double hz = c->opt.period ? 1e9 / (double)c->opt.period : (double)c->opt.freq;
@@ -520,7 +566,22 @@ static uint32_t ring_bytes(const struct collector *c)
 
 	while (size < want && size < (256u << 20))
 		size *= 2;
+	while (size > c->opt.mem_budget / 8 && size > (uint32_t)sysconf(_SC_PAGESIZE))
+		size /= 2;
 	return size;
+}
+
+/* --mem-budget, DWARF stacks: the ring (twice, as mapped), then of what
+ * is left two thirds for records waiting to be unwound and a third for
+ * the table of unwound stacks. */
+static void split_budget(struct collector *c)
+{
+	uint64_t rest;
+
+	c->ring = c->opt.ring_size ? c->opt.ring_size : ring_bytes(c);
+	rest = c->opt.mem_budget - 2ull * c->ring;	/* parse_options checked */
+	c->cg_budget.queue_bytes = (size_t)(rest / 3 * 2);
+	c->cg_budget.table_bytes = (size_t)(rest / 3);
 }
 
 /* Set-up of the stack-copy program, before the skeleton is loaded.
@@ -529,7 +590,7 @@ static uint32_t ring_bytes(const struct collector *c)
  * (ring buffer 5.8, bpf_find_vma 5.17). */
 static void configure_cg(struct collector *c)
 {
-	uint32_t ring = c->opt.ring_size ? c->opt.ring_size : ring_bytes(c);
+	uint32_t ring;
 
 	if (!c->use_cg) {
 		bpf_program__set_autoload(c->skel->progs.on_stack_sample, false);
@@ -537,6 +598,8 @@ static void configure_cg(struct collector *c)
 		bpf_map__set_autocreate(c->skel->maps.scratch, false);
 		return;
 	}
+	split_budget(c);
+	ring = c->ring;
 	c->skel->rodata->stack_size = c->opt.stack_size;
 	c->skel->rodata->with_fp_chain = c->opt.call_graph == CG_AUTO;
 	c->skel->rodata->wakeup_bytes = ring / 4;
@@ -911,6 +974,8 @@ static void collect_stats(struct collector *c)
 		raw_add_counter(&c->prof, "stack_copy.short", sum[STAT_COPY_SHORT]);
 		raw_add_counter(&c->prof, "stack_copy.failed", sum[STAT_COPY_FAILED]);
 		raw_add_counter(&c->prof, "ringbuf.bytes", sum[STAT_RINGBUF_BYTES]);
+		raw_add_counter(&c->prof, "kernel_stacks.dropped",
+				sum[STAT_RINGBUF_LOST_KERNEL]);
 		raw_add_counter(&c->prof, CNT_LOST, dwarfcg_counters(&c->cg, &c->prof));
 	}
 	if (c->mode == MODE_LBR) {
@@ -1058,6 +1123,39 @@ static void set_meta(struct collector *c)
 	}
 }
 
+/* n bytes for a message: "64 KiB", "21.3 MiB"; returns buf (32 bytes). */
+static const char *size_str(char *buf, uint64_t n)
+{
+	if (n < (1u << 20))
+		snprintf(buf, 32, "%.4g KiB", (double)n / 1024);
+	else
+		snprintf(buf, 32, "%.4g MiB", (double)n / 1048576);
+	return buf;
+}
+
+/* DWARF stacks: the samples dropped for want of memory, by reason, in
+ * one line, with the budget's split (nothing when none was dropped). */
+static void report_budget(const struct collector *c)
+{
+	const struct raw_profile *p = &c->prof;
+	uint64_t ring = raw_get_counter(p, "lost.ringbuf");
+	uint64_t queue = raw_get_counter(p, "lost.unwind_backlog");
+	uint64_t table = raw_get_counter(p, "lost.unwind_table");
+	uint64_t kernel = raw_get_counter(p, "kernel_stacks.dropped");
+
+	if (!ring && !queue && !table && !kernel)
+		return;
+	char all[32], rb[32], qb[32], tb[32];
+
+	fprintf(stderr, "%s: memory budget %s (--mem-budget: ring 2 x %s, unwind queue %s, stack table %s): %llu samples dropped: %llu ring full, %llu unwind queue full, %llu stack table full; and the stacks of %llu samples in the kernel\n",
+		progname, size_str(all, c->opt.mem_budget), size_str(rb, c->ring),
+		size_str(qb, c->cg_budget.queue_bytes),
+		size_str(tb, c->cg_budget.table_bytes),
+		(unsigned long long)(ring + queue + table), (unsigned long long)ring,
+		(unsigned long long)queue, (unsigned long long)table,
+		(unsigned long long)kernel);
+}
+
 /* How the unwinds ended, when some did not reach the outermost frame. */
 static void report_unwinding(const struct collector *c)
 {
@@ -1153,10 +1251,12 @@ static void report(const struct collector *c)
 		fprintf(stderr, "%s: warning: %llu of %llu samples (%.1f%%) lost: %s full; record with a lower -F, or give %s\n",
 			progname, (unsigned long long)lost,
 			(unsigned long long)taken, 100.0 * (double)lost / (double)taken,
-			c->use_cg ? "the ring buffer was" : "the kernel's stack maps were",
-			c->use_cg ? "a bigger --ring-size" : "a bigger --max-stacks");
-	if (c->use_cg)
+			c->use_cg ? "the ring buffer or the memory budget was" : "the kernel's stack maps were",
+			c->use_cg ? "a bigger --mem-budget (or --ring-size)" : "a bigger --max-stacks");
+	if (c->use_cg) {
+		report_budget(c);
 		report_unwinding(c);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1217,7 +1317,7 @@ int main(int argc, char **argv)
 	}
 	if (c.use_cg && dwarfcg_open(&c.cg, bpf_map__fd(c.skel->maps.samples),
 				     c.opt.call_graph == CG_AUTO ? UNWIND_AUTO : UNWIND_DWARF,
-				     &c.maps, &c.prof))
+				     &c.cg_budget, &c.maps, &c.prof))
 		goto fail;
 	/* Everything privileged is open; files of the target are parsed
 	 * (side-band build-IDs, the unwinder's ELF and CFI) only after. */
