@@ -11,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,12 +116,17 @@ int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
 	return 0;
 }
 
-void dwarfcg_read(struct dwarfcg *d, int wait_ms)
+void dwarfcg_read(struct dwarfcg *d, int wait_ms, int wake_fd)
 {
+	struct pollfd p[2] = { { .fd = -1, .events = POLLIN },
+			       { .fd = wake_fd, .events = POLLIN } };
+
 	if (!d->rb)
 		return;
-	if (wait_ms > 0)
-		ring_buffer__poll(d->rb, wait_ms);
+	if (wait_ms > 0) {
+		p[0].fd = ring_buffer__epoll_fd(d->rb);
+		poll(p, 2, wait_ms);
+	}
 	ring_buffer__consume(d->rb);
 }
 

@@ -50,9 +50,10 @@ int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
 		 struct raw_profile *prof);
 
 /* Wait up to wait_ms for the BPF side to ask for a wake-up (it does when
- * the ring fills up; otherwise the wait runs out), then move every record
- * in the ring to the queue.  Never unwinds. */
-void dwarfcg_read(struct dwarfcg *d, int wait_ms);
+ * the ring fills up; otherwise the wait runs out) or for wake_fd (-1:
+ * none) to be readable, then move every record in the ring to the queue.
+ * Never unwinds. */
+void dwarfcg_read(struct dwarfcg *d, int wait_ms, int wake_fd);
 
 /* 1 if records wait in the queue. */
 int dwarfcg_pending(const struct dwarfcg *d);

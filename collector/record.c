@@ -27,11 +27,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -90,6 +92,7 @@ struct options {
 	char **only;		/* --only: the objects to keep (none: all) */
 	int nonly;
 	int strip_paths;	/* --strip-paths */
+	int verbose;		/* -v: the start-up and teardown phases */
 };
 
 /* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
@@ -155,6 +158,8 @@ static void usage(FILE *f)
 "                       for more; the others are counted, not kept\n"
 "  --strip-paths        write no paths or command line; build-IDs stay\n"
 "  -q, --quiet          print only errors\n"
+"  -v, --verbose        say how long each start-up and teardown phase\n"
+"                       took (milliseconds since pgoprof-record started)\n"
 "  -h, --help           this text\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
@@ -233,6 +238,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
@@ -287,6 +293,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'v':
+			o->verbose = 1;
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -501,8 +510,25 @@ struct collector {
 	int child_status;
 	pid_t *kids;		/* --children: -p's descendants at the start */
 	size_t nkids;
-	struct timespec t0;
+	struct timespec t0;	/* the recording's start (the command's go) */
+	struct timespec tstart;	/* main() entered, for -v */
+	int pidfd;		/* the command or -p PID: readable when it ends */
 };
+
+/* -v: one line per phase, in milliseconds since main() was entered, so
+ * that slow start-up or teardown shows where it goes
+ * (bench/collector-startup.sh reads these lines). */
+static void phase(const struct collector *c, const char *what)
+{
+	struct timespec t;
+
+	if (!c->opt.verbose)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(stderr, "%s: %8.1f ms %s\n", progname,
+		(double)(t.tv_sec - c->tstart.tv_sec) * 1e3 +
+		(double)(t.tv_nsec - c->tstart.tv_nsec) / 1e6, what);
+}
 
 /* --children: -p's descendants now; through sudo, the user's only (a
  * child may be a setuid program). */
@@ -629,6 +655,60 @@ static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
+/* Only the maps and programs of the mode taken are created: the kernel
+ * preallocates hash and stack maps whole, and creating the branch maps
+ * (2 x 262144 entries), the frame-pointer stack map (65536 x 1016 bytes)
+ * or the counts took most of the start-up (bench/results/collector-startup.md). */
+static void skip_unused(struct collector *c)
+{
+	struct record_bpf *s = c->skel;
+
+	if (c->mode != MODE_LBR) {
+		bpf_program__set_autoload(s->progs.on_lbr_sample, false);
+		bpf_map__set_autocreate(s->maps.branches, false);
+		bpf_map__set_autocreate(s->maps.ranges, false);
+		bpf_map__set_autocreate(s->maps.lbr_spill, false);
+		bpf_map__set_autocreate(s->maps.lbr_scratch, false);
+	}
+	if (c->use_cg) {
+		bpf_program__set_autoload(s->progs.on_sample, false);
+		bpf_map__set_autocreate(s->maps.stacks, false);
+		bpf_map__set_autocreate(s->maps.counts, false);
+	}
+}
+
+/* libbpf parses the kernel's BTF (5.5 MB here) into memory it allocates
+ * then, page by page: where a page fault is dear (about 40 us in a VM,
+ * some 4,000 of them) that took most of the load.  So the heap is given
+ * that memory up front, in one populating call, kept by malloc while
+ * the BTF is parsed, and handed back after the load (heap_release). */
+#define BTF_HEAP (16u << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+static void heap_prefault(void)
+{
+	char *p;
+
+	mallopt(M_MMAP_THRESHOLD, 2 * BTF_HEAP);	/* big blocks from the heap */
+	mallopt(M_TRIM_THRESHOLD, 2 * BTF_HEAP);	/* and kept there */
+	p = malloc(BTF_HEAP);
+	if (!p)
+		return;
+	/* Linux 5.14; before that the pages are faulted in as they are used. */
+	madvise((void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095),
+		BTF_HEAP - 8192, MADV_POPULATE_WRITE);
+	free(p);
+}
+
+static void heap_release(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);	/* glibc's defaults */
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	malloc_trim(0);
+}
+
 static int load_bpf(struct collector *c)
 {
 	int e;
@@ -643,8 +723,13 @@ static int load_bpf(struct collector *c)
 		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
 	}
 	configure_cg(c);
+	skip_unused(c);
 	libbpf_set_print(keep_libbpf_line);
+	phase(c, "BPF object opened");
+	heap_prefault();
 	e = record_bpf__load(c->skel);
+	heap_release();
+	phase(c, "BPF loaded (kernel BTF, maps, verifier)");
 	if (e && e != -EPERM && e != -EACCES && libbpf_len)
 		fprintf(stderr, "%s: libbpf said:\n%s", progname, libbpf_log);
 	if (e)
@@ -654,6 +739,7 @@ static int load_bpf(struct collector *c)
 	if (e)
 		return err("cannot attach to sched_process_fork (%s): children of the target would be missed",
 			   strerror(-e));
+	phase(c, "fork tracepoint attached");
 	return 0;
 }
 
@@ -854,12 +940,14 @@ static void serve(struct collector *c, int wait_ms, int unwind_ms)
 	if (c->spill_rb)
 		ring_buffer__consume(c->spill_rb);
 	if (!c->use_cg) {
+		struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+
 		if (wait_ms)
-			poll(NULL, 0, wait_ms);
+			poll(&p, 1, wait_ms);
 		sideband_drain(&c->sb, &c->maps, want_pid, c);
 		return;
 	}
-	dwarfcg_read(&c->cg, dwarfcg_pending(&c->cg) ? 0 : wait_ms);
+	dwarfcg_read(&c->cg, dwarfcg_pending(&c->cg) ? 0 : wait_ms, c->pidfd);
 	sideband_drain(&c->sb, &c->maps, want_pid, c);
 	dwarfcg_unwind(&c->cg, unwind_ms);
 }
@@ -914,7 +1002,13 @@ static void run_loop(struct collector *c)
 	double next = 1;
 
 	while (!stop_signal && !target_done(c)) {
-		serve(c, SERVE_MS, SERVE_MS);
+		int wait = SERVE_MS;
+
+		/* -d ends on time, not up to a round late. */
+		if (c->opt.duration > 0 &&
+		    (c->opt.duration - elapsed(c)) * 1000 < wait)
+			wait = (int)((c->opt.duration - elapsed(c)) * 1000) + 1;
+		serve(c, wait, SERVE_MS);
 		if (progress)
 			show_progress(c, &next);
 	}
@@ -1266,6 +1360,8 @@ int main(int argc, char **argv)
 	int go = -1, rc = 0;
 
 	progname = "pgoprof-record";
+	clock_gettime(CLOCK_MONOTONIC, &c.tstart);
+	c.pidfd = -1;
 	parse_options(argc, argv, &c.opt);
 	find_invoker(&c.inv);
 	if (c.opt.pid && target_check(c.opt.pid))
@@ -1287,6 +1383,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
+	phase(&c, "mode chosen (branch-record probe)");
 	if (c.mode == MODE_STACK && c.opt.period && c.opt.period < CPU_CLOCK_MIN_NS) {
 		outwriter_abort(&c.out);
 		die(2, "-c %llu: in stack mode the period is nanoseconds of cpu-clock, at least %d (the kernel's timer fires at most every 10 us)",
@@ -1296,6 +1393,9 @@ int main(int argc, char **argv)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
 		goto fail;
+	/* The loop wakes when the target ends, not at its next round. */
+	if (c.child || c.opt.pid)
+		c.pidfd = (int)syscall(SYS_pidfd_open, c.child ? c.child : c.opt.pid, 0);
 	if (c.child)
 		add_target(&c, c.child);
 	if (c.opt.pid)
@@ -1306,9 +1406,15 @@ int main(int argc, char **argv)
 		add_target(&c, c.kids[i]);
 	if (sideband_open(&c.sb, c.cpus, c.ncpus))
 		goto fail;
+	phase(&c, "side-band open");
 	scan_existing(&c);
-	if (limit_rate(&c) || open_sampling(&c))
+	phase(&c, "existing mappings read");
+	if (limit_rate(&c))
 		goto fail;
+	phase(&c, "rate decided");
+	if (open_sampling(&c))
+		goto fail;
+	phase(&c, "sampling armed");
 	if (c.mode == MODE_LBR &&
 	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
 					    on_spill, &c, NULL))) {
@@ -1330,6 +1436,7 @@ int main(int argc, char **argv)
 			die(1, "cannot start the command: %s", strerror(errno));
 		close(go);
 		go = -1;
+		phase(&c, "command started");
 	}
 	if (!c.opt.quiet && c.opt.period)
 		fprintf(stderr, "%s: recording a sample every %llu events on %d CPUs%s\n",
@@ -1343,11 +1450,13 @@ int main(int argc, char **argv)
 			c.opt.stack_size, c.opt.call_graph == CG_AUTO ?
 			"; frame pointers above the leaf where the file keeps them" : "");
 	run_loop(&c);
+	phase(&c, "target ended or stop");
 	close_sampling(&c);
 	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
 	serve(&c, 0, -1);	/* the last samples and mappings, all unwound */
 	if (c.use_cg)
 		dwarfcg_stop(&c.cg);	/* before objects are renumbered */
+	phase(&c, "last samples read");
 	collect_stats(&c);
 	collect_stacks(&c);
 	if (c.mode == MODE_LBR) {
@@ -1360,9 +1469,11 @@ int main(int argc, char **argv)
 		keep_only(&c);
 	if (c.opt.strip_paths)
 		raw_strip_paths(&c.prof);
+	phase(&c, "stacks collected");
 	if (write_output(&c))
 		rc = 1;
-	else if (!c.opt.quiet)
+	phase(&c, "profile written");
+	if (!rc && !c.opt.quiet)
 		report(&c);
 	if (!rc)
 		warn_empty(&c);
@@ -1379,6 +1490,8 @@ out:
 	sideband_close(&c.sb);
 	ring_buffer__free(c.spill_rb);
 	free(c.spilled);
+	if (c.pidfd >= 0)
+		close(c.pidfd);
 	record_bpf__destroy(c.skel);
 	if (c.child) {
 		/* Forward the stop to the command and wait, so that the shell
@@ -1394,6 +1507,7 @@ out:
 	free(c.opt.only);
 	free(c.cpus);
 	free(c.kids);
+	phase(&c, "done");
 	/* Like time(1): a failed training run must fail the CI stage, even
 	 * though its samples were written. */
 	if (!rc && c.opt.command && WIFEXITED(c.child_status) &&
