@@ -13,8 +13,10 @@
 #            [-b BINDIR] [-s SECONDS] [-A ATTACH] [-t] [-o OUT.md]
 #
 #   -c CONFIGS  comma-separated cells: none, pgoprof-fp@HZ,
-#               pgoprof-dwarf@HZ, perf-g@HZ, perf-dwarf@HZ (default:
-#               none and the four collectors at 99, 999 and 4999 Hz)
+#               pgoprof-dwarf@HZ, perf-g@HZ, perf-dwarf@HZ, perf-ip@HZ
+#               (perf record without stacks: what the sampling interrupt
+#               alone costs) (default: none and the four collectors with
+#               stacks at 99, 999 and 4999 Hz)
 #   -r ROUNDS   rounds (default 1); a round runs every cell once, in an
 #               order rotated from round to round; results are appended,
 #               so a long series is run as several locked chunks of at
@@ -41,7 +43,7 @@ while getopts c:r:l:b:s:A:to:h o; do
         c) CONFIGS=$OPTARG ;; r) ROUNDS=$OPTARG ;; l) LABEL=$OPTARG ;;
         b) BIN=$(cd "$OPTARG" && pwd) ;; s) SECS=$OPTARG ;; A) ATT=$OPTARG ;;
         t) TONLY=1 ;; o) OUT=$OPTARG ;;
-        h) sed -n '3,32p' "$0"; exit 0 ;; *) sed -n '3,32p' "$0" >&2; exit 2 ;;
+        h) sed -n '3,34p' "$0"; exit 0 ;; *) sed -n '3,34p' "$0" >&2; exit 2 ;;
     esac
 done
 die() { echo "collector-steady: $*" >&2; exit 1; }
@@ -64,6 +66,8 @@ collector() { # CELL PID
         pgoprof-dwarf) "$BIN/pgoprof" record -q -m stack --call-graph dwarf -F "$f" -p "$2" -d "$ATT" -o "$W/x.raw" ;;
         perf-g) perf record -q -N -B -F "$f" -g -p "$2" -o "$W/x.data" -- sleep "$ATT" ;;
         perf-dwarf) perf record -q -N -B -F "$f" --call-graph dwarf -p "$2" -o "$W/x.data" -- sleep "$ATT" ;;
+        # The sampling interrupt alone: no stack at all, the IP only.
+        perf-ip) perf record -q -N -B -F "$f" -p "$2" -o "$W/x.data" -- sleep "$ATT" ;;
         *) die "unknown cell $1" ;;
     esac
 }
