@@ -655,25 +655,24 @@ static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* Only the maps and programs of the mode taken are created: the kernel
+/* The maps of the other modes are created with one entry: the kernel
  * preallocates hash and stack maps whole, and creating the branch maps
  * (2 x 262144 entries), the frame-pointer stack map (65536 x 1016 bytes)
- * or the counts took most of the start-up (bench/results/collector-startup.md). */
-static void skip_unused(struct collector *c)
+ * and counts took most of the start-up (bench/results/collector-startup.md).
+ * Their programs are still loaded, never attached, so that the verifier
+ * checks every program on every machine (tests/integration/record_convert.sh). */
+static void shrink_unused(struct collector *c)
 {
 	struct record_bpf *s = c->skel;
 
 	if (c->mode != MODE_LBR) {
-		bpf_program__set_autoload(s->progs.on_lbr_sample, false);
-		bpf_map__set_autocreate(s->maps.branches, false);
-		bpf_map__set_autocreate(s->maps.ranges, false);
-		bpf_map__set_autocreate(s->maps.lbr_spill, false);
-		bpf_map__set_autocreate(s->maps.lbr_scratch, false);
+		bpf_map__set_max_entries(s->maps.branches, 1);
+		bpf_map__set_max_entries(s->maps.ranges, 1);
+		bpf_map__set_max_entries(s->maps.lbr_spill, (uint32_t)sysconf(_SC_PAGESIZE));
 	}
 	if (c->use_cg) {
-		bpf_program__set_autoload(s->progs.on_sample, false);
-		bpf_map__set_autocreate(s->maps.stacks, false);
-		bpf_map__set_autocreate(s->maps.counts, false);
+		bpf_map__set_max_entries(s->maps.stacks, 1);
+		bpf_map__set_max_entries(s->maps.counts, 1);
 	}
 }
 
@@ -723,7 +722,7 @@ static int load_bpf(struct collector *c)
 		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
 	}
 	configure_cg(c);
-	skip_unused(c);
+	shrink_unused(c);
 	libbpf_set_print(keep_libbpf_line);
 	phase(c, "BPF object opened");
 	heap_prefault();
