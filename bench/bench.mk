@@ -9,6 +9,10 @@
 #   bench-pgo       bench/pgo-compare.sh      -> bench/results/pgo-compare.md
 #   bench-convert   bench/convert-speed.sh    -> bench/results/convert-speed.md
 #   bench-overhead  bench/collector-overhead.sh -> bench/results/collector-overhead.md
+#   bench-steady    bench/collector-steady.sh -> bench/results/collector-steady.md
+#                   (~13 min a round; not part of bench)
+#   bench-startup   bench/collector-startup.sh -> bench/results/collector-startup.md
+#   bench-memory    bench/collector-memory.sh -> bench/results/collector-memory.md
 #   bench-quality   bench/quality.sh          -> bench/results/quality.md
 #                   (sampled vs exact-count profiles; ~2 h on 2 CPUs, so
 #                   not part of bench)
@@ -23,7 +27,9 @@ BENCH_VARIANTS ?= 999/1/mean/plain,999/1/mean/profi,9999/4/mean/plain,9999/4/mea
 BENCH_CONVERT_ARGS ?=
 BENCH_OVERHEAD_ARGS ?=
 BENCH_TABLES := bench/results/pgo-compare.md bench/results/convert-speed.md \
-	bench/results/collector-overhead.md bench/results/quality.md \
+	bench/results/collector-overhead.md bench/results/collector-steady.md \
+	bench/results/collector-startup.md bench/results/collector-memory.md \
+	bench/results/quality.md \
 	bench/results/ablation.md
 
 bench-pgo: deps all
@@ -34,6 +40,15 @@ bench-convert: deps all
 
 bench-overhead: all
 	bash bench/collector-overhead.sh $(BENCH_OVERHEAD_ARGS)
+
+bench-steady: all
+	bash bench/collector-steady.sh
+
+bench-startup: all
+	bash bench/collector-startup.sh
+
+bench-memory: all
+	bash bench/collector-memory.sh
 
 bench-quality: deps all
 	bash bench/quality.sh
@@ -60,4 +75,4 @@ bench: deps all
 bench-readme:
 	$(bench_readme)
 
-.PHONY: bench bench-pgo bench-convert bench-overhead bench-quality bench-ablation bench-readme
+.PHONY: bench bench-pgo bench-convert bench-overhead bench-steady bench-startup bench-memory bench-quality bench-ablation bench-readme

@@ -449,7 +449,8 @@ int on_stack_sample(struct bpf_perf_event_data *ctx)
 	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&samples, buf, total, flags))
-		stat_inc(STAT_RINGBUF_LOST);
+		stat_inc(buf->h.flags & REC_F_KERNEL ? STAT_RINGBUF_LOST_KERNEL
+						     : STAT_RINGBUF_LOST);
 	else
 		stat_add(STAT_RINGBUF_BYTES, total);
 	return 0;

@@ -22,6 +22,9 @@ enum record_stat {
 	STAT_COPY_SHORT,	/* stack copy cut short by an unreadable page */
 	STAT_COPY_FAILED,	/* the user stack could not be read at all */
 	STAT_RINGBUF_BYTES,	/* bytes of stack records sent (not samples) */
+	STAT_RINGBUF_LOST_KERNEL, /* as STAT_RINGBUF_LOST, of a sample in the
+				   * kernel: counted in STAT_KERNEL already,
+				   * only its call edges are lost */
 	STAT_MAX,
 };
 

@@ -11,18 +11,13 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
-/* A backlog of this many bytes of records (about 7000 samples of 8 KiB)
- * means unwinding cannot keep up: newer samples are dropped and counted
- * rather than letting memory grow without bound. */
-#define QUEUE_MAX (64u << 20)
-/* Distinct stacks kept (as the kernel's counts map for fp stacks). */
-#define STACKS_MAX (1u << 20)
 
 struct qent {
 	struct qent *next;
@@ -55,6 +50,19 @@ static int record_ok(const void *data, size_t size)
 	       sizeof(*h) + (size_t)h->nfp * 8 + h->stack_len <= size;
 }
 
+/* A record dropped for want of memory: a lost sample, but for a sample
+ * in the kernel, which unattributed.kernel counts already (only its call
+ * edges are lost), so that every sample is counted once. */
+static void lost(struct dwarfcg *d, const void *rec, uint64_t *reason)
+{
+	const struct stack_rec *h = rec;
+
+	if (h->flags & REC_F_KERNEL)
+		d->kernel_dropped++;
+	else
+		(*reason)++;
+}
+
 /* libbpf calls this for each record; it only copies. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -65,22 +73,26 @@ static int on_record(void *ctx, void *data, size_t size)
 		d->bad_records++;
 		return 0;
 	}
-	if (d->queued + size > QUEUE_MAX) {
-		d->lost_backlog++;
+	/* A backlog over its share of the memory budget means unwinding
+	 * cannot keep up: newer samples are dropped and counted rather than
+	 * letting memory grow. */
+	if (d->queued + sizeof(*e) + size > d->queue_max) {
+		lost(d, data, &d->lost_backlog);
 		return 0;
 	}
 	e = xmalloc(sizeof(*e) + size);
 	e->next = NULL;
-	e->len = size;
+	e->len = sizeof(*e) + size;
 	memcpy(e->data, data, size);
 	*d->tail = e;
 	d->tail = &e->next;
-	d->queued += size;
+	d->queued += e->len;
 	return 0;
 }
 
 int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
-		 struct maptable *maps, struct raw_profile *prof)
+		 const struct dwarfcg_budget *budget, struct maptable *maps,
+		 struct raw_profile *prof)
 {
 	struct rlimit nofile;
 
@@ -95,7 +107,8 @@ int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
 	d->maps = maps;
 	d->prof = prof;
 	d->tail = &d->head;
-	stacktab_init(&d->tab, STACKS_MAX);
+	d->queue_max = budget->queue_bytes;
+	stacktab_init(&d->tab, budget->table_bytes);
 	d->rb = ring_buffer__new(ringbuf_fd, on_record, d, NULL);
 	if (!d->rb)
 		return err("cannot read the BPF ring buffer: %s", strerror(errno));
@@ -103,12 +116,17 @@ int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
 	return 0;
 }
 
-void dwarfcg_read(struct dwarfcg *d, int wait_ms)
+void dwarfcg_read(struct dwarfcg *d, int wait_ms, int wake_fd)
 {
+	struct pollfd p[2] = { { .fd = -1, .events = POLLIN },
+			       { .fd = wake_fd, .events = POLLIN } };
+
 	if (!d->rb)
 		return;
-	if (wait_ms > 0)
-		ring_buffer__poll(d->rb, wait_ms);
+	if (wait_ms > 0) {
+		p[0].fd = ring_buffer__epoll_fd(d->rb);
+		poll(p, 2, wait_ms);
+	}
 	ring_buffer__consume(d->rb);
 }
 
@@ -154,7 +172,7 @@ static void unwind_one(struct dwarfcg *d, const uint8_t *rec)
 		k[0] = 0;
 		memcpy(k + 1, pcs, n * sizeof(*pcs));
 		if (stacktab_add(&d->tab, s.pid, k, n + 1))
-			d->lost_table++;
+			d->kernel_dropped++;
 		return;
 	}
 	if (stacktab_add(&d->tab, s.pid, pcs, n))
@@ -190,7 +208,7 @@ static void drop_queue(struct dwarfcg *d)
 		struct qent *e = d->head;
 
 		d->head = e->next;
-		d->lost_backlog++;
+		lost(d, e->data, &d->lost_backlog);
 		free(e);
 	}
 	d->tail = &d->head;
@@ -219,6 +237,7 @@ uint64_t dwarfcg_counters(const struct dwarfcg *d, struct raw_profile *prof)
 	raw_add_counter(prof, "lost.unwind_backlog", d->lost_backlog);
 	raw_add_counter(prof, "lost.unwind_table", d->lost_table);
 	raw_add_counter(prof, "lost.bad_record", d->bad_records);
+	raw_add_counter(prof, "kernel_stacks.dropped", d->kernel_dropped);
 	raw_add_counter(prof, "unwinder.time_us", d->time_ns / 1000);
 	raw_add_counter(prof, "unwinder.cfi_steps", d->stats.cfi_steps);
 	raw_add_counter(prof, "unwinder.fp_steps", d->stats.fp_steps);

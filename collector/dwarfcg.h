@@ -21,25 +21,39 @@ struct dwarfcg {
 	struct raw_profile *prof;
 	struct qent *head, **tail;
 	size_t queued;			/* bytes of records in the queue */
+	size_t queue_max;		/* ... at most (struct dwarfcg_budget) */
 	struct stacktab tab;
 	uint64_t lost_backlog;		/* queue full: unwinding fell behind */
 	uint64_t lost_table;		/* stack table full */
+	uint64_t kernel_dropped;	/* either, of a sample in the kernel
+					 * (counted unattributed.kernel):
+					 * only its edges are lost */
 	uint64_t bad_records;		/* records with impossible sizes */
 	uint64_t ends[UNWIND_END_MAX];
 	uint64_t time_ns;		/* spent in unwind_stack */
 	struct unwind_stats stats;	/* the unwinder's, when it stopped */
 };
 
+/* The memory that grows with the samples, in bytes: records waiting to
+ * be unwound, and the table of unwound stacks.  Over either, samples are
+ * dropped and counted (lost.unwind_backlog, lost.unwind_table). */
+struct dwarfcg_budget {
+	size_t queue_bytes;
+	size_t table_bytes;
+};
+
 /* Start reading the ring buffer map ringbuf_fd (libbpf ring_buffer__new);
- * addresses resolve through maps into objects of prof.  Returns 0, or -1
- * with a message. */
+ * addresses resolve through maps into objects of prof; memory within
+ * *budget.  Returns 0, or -1 with a message. */
 int dwarfcg_open(struct dwarfcg *d, int ringbuf_fd, enum unwind_mode mode,
-		 struct maptable *maps, struct raw_profile *prof);
+		 const struct dwarfcg_budget *budget, struct maptable *maps,
+		 struct raw_profile *prof);
 
 /* Wait up to wait_ms for the BPF side to ask for a wake-up (it does when
- * the ring fills up; otherwise the wait runs out), then move every record
- * in the ring to the queue.  Never unwinds. */
-void dwarfcg_read(struct dwarfcg *d, int wait_ms);
+ * the ring fills up; otherwise the wait runs out) or for wake_fd (-1:
+ * none) to be readable, then move every record in the ring to the queue.
+ * Never unwinds. */
+void dwarfcg_read(struct dwarfcg *d, int wait_ms, int wake_fd);
 
 /* 1 if records wait in the queue. */
 int dwarfcg_pending(const struct dwarfcg *d);
@@ -56,8 +70,9 @@ void dwarfcg_invalidate(struct dwarfcg *d, pid_t pid);
  * which raw_drop_empty_objects renumbers).  The table and counters stay. */
 void dwarfcg_stop(struct dwarfcg *d);
 
-/* Add the counters (unwind.<reason>, lost.*, unwinder.*) to prof.  Returns
- * the samples lost in user space, for samples.lost. */
+/* Add the counters (unwind.<reason>, lost.*, unwinder.*,
+ * kernel_stacks.dropped) to prof.  Returns the samples lost in user
+ * space, for samples.lost. */
 uint64_t dwarfcg_counters(const struct dwarfcg *d, struct raw_profile *prof);
 
 /* Free everything. */

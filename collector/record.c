@@ -28,11 +28,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -53,6 +55,12 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_CHILDREN 259
 #define OPT_ONLY 260
 #define OPT_STRIP_PATHS 261
+#define OPT_MEM_BUDGET 262
+/* DWARF stacks: what the collector's memory that grows with the samples
+ * (the ring buffer, twice as mapped, the unwind queue, the stack table)
+ * may take by default, and at least (docs/man/pgoprof-record.1). */
+#define MEM_BUDGET_DEFAULT (64ull << 20)
+#define MEM_BUDGET_MIN (64ull << 10)
 /* Above this share of samples lost, the summary warns (as convert does). */
 #define LOST_WARN_PERCENT 1.0
 /* Up to this rate (Hz) any machine keeps sampling's cost small; above it
@@ -79,11 +87,13 @@ struct options {
 	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
 	uint32_t max_stacks;	/* --max-stacks: stack/counts map entries, 0 = default */
 	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
+	uint64_t mem_budget;	/* --mem-budget: bytes (DWARF stacks) */
 	int freq_given;		/* -F was on the command line */
 	int children;		/* --children: -p's descendants too */
 	char **only;		/* --only: the objects to keep (none: all) */
 	int nonly;
 	int strip_paths;	/* --strip-paths */
+	int verbose;		/* -v: the start-up and teardown phases */
 };
 
 /* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
@@ -137,13 +147,20 @@ static void usage(FILE *f)
 "  -d, --duration SECS  stop after SECS seconds (default: when the\n"
 "                       command or PID ends, or on SIGINT/SIGTERM/SIGHUP)\n"
 "  --ring-size BYTES    DWARF stacks: the ring buffer (a power of two,\n"
-"                       e.g. 64M; default from -F and the CPUs)\n"
+"                       e.g. 8M; default from -F and the CPUs, within an\n"
+"                       eighth of --mem-budget)\n"
+"  --mem-budget BYTES   DWARF stacks: memory for the ring buffer (counted\n"
+"                       twice: it is mapped twice), the stacks waiting to\n"
+"                       be unwound and the unwound stacks (default 64M);\n"
+"                       samples over it are dropped and counted\n"
 "  --max-stacks N       fp stacks: entries of the kernel's stack maps\n"
 "  --only BINARY|ID     keep only the samples of this binary (its path\n"
 "                       as mapped) or build-ID (8+ hex digits); repeat\n"
 "                       for more; the others are counted, not kept\n"
 "  --strip-paths        write no paths or command line; build-IDs stay\n"
 "  -q, --quiet          print only errors\n"
+"  -v, --verbose        say how long each start-up and teardown phase\n"
+"                       took (milliseconds since pgoprof-record started)\n"
 "  -h, --help           this text\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
@@ -178,6 +195,29 @@ static void parse_call_graph(const char *arg, struct options *o)
 	o->stack_size = (unsigned)n;
 }
 
+/* A size in bytes with an optional suffix K, M or G (powers of 1024);
+ * 0 when arg is not one (0 is never a valid size here). */
+static uint64_t parse_bytes(const char *arg)
+{
+	char *end;
+	uint64_t n = strtoull(arg, &end, 10);
+	int shift = 0;
+
+	if (end == arg || *arg == '-')
+		return 0;
+	if (*end && strchr("kK", *end))
+		shift = 10;
+	else if (*end && strchr("mM", *end))
+		shift = 20;
+	else if (*end && strchr("gG", *end))
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || n > (UINT64_MAX >> shift))
+		return 0;
+	return n << shift;
+}
+
 /* --only: a build-ID as given; a path as the kernel maps it (absolute,
  * links resolved) when it resolves, since that is what objects record. */
 static void add_only(struct options *o, const char *arg)
@@ -199,9 +239,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "mem-budget", required_argument, NULL, OPT_MEM_BUDGET },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
@@ -213,8 +255,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .freq = 999, .output = "pgoprof.raw",
 			       .mode = MODE_AUTO, .call_graph = CG_AUTO,
-			       .stack_size = STACK_SIZE_DEFAULT };
-	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qh", longopts, NULL)) != -1) {
+			       .stack_size = STACK_SIZE_DEFAULT,
+			       .mem_budget = MEM_BUDGET_DEFAULT };
+	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->period = strtoull(optarg, &end, 10);
@@ -252,6 +295,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'v':
+			o->verbose = 1;
+			break;
 		case OPT_CHILDREN:
 			o->children = 1;
 			break;
@@ -274,19 +320,21 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		}
 		case OPT_RING_SIZE: {
-			unsigned long long n = strtoull(optarg, &end, 10);
+			uint64_t n = parse_bytes(optarg);
 
-			if (*end == 'K' || *end == 'k')
-				n <<= 10, end++;
-			else if (*end == 'M' || *end == 'm')
-				n <<= 20, end++;
-			if (*end || n < (unsigned long long)sysconf(_SC_PAGESIZE) ||
-			    n > (1ull << 30) || (n & (n - 1)))
+			if (n < (uint64_t)sysconf(_SC_PAGESIZE) || n > (1ull << 30) ||
+			    (n & (n - 1)))
 				die(2, "--ring-size %s: give a power of two from the page size (%ld) to 1G",
 				    optarg, sysconf(_SC_PAGESIZE));
 			o->ring_size = (uint32_t)n;
 			break;
 		}
+		case OPT_MEM_BUDGET:
+			o->mem_budget = parse_bytes(optarg);
+			if (o->mem_budget < MEM_BUDGET_MIN || o->mem_budget > (1ull << 40))
+				die(2, "--mem-budget %s: give a size from 64K to 1T (suffix K, M or G)",
+				    optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -307,6 +355,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die(2, "give -F (samples per second) or -c (events per sample), not both");
 	if (o->command && o->duration > 0)
 		die(2, "-d applies to -p and -a; a COMMAND is recorded until it ends");
+	if (2ull * o->ring_size > o->mem_budget / 2)
+		die(2, "--ring-size %u: the ring is mapped twice, and 2 x %u bytes is over half of --mem-budget (%llu bytes): give a bigger --mem-budget",
+		    o->ring_size, o->ring_size, (unsigned long long)o->mem_budget);
 }
 
 /* SUDO_UID/SUDO_GID, when the real user is root: anyone else could set
@@ -451,6 +502,8 @@ struct collector {
 	struct lbr_spill *spilled;
 	size_t nspilled, cap_spilled;
 	struct dwarfcg cg;
+	uint32_t ring;		/* DWARF stacks: the ring buffer's bytes */
+	struct dwarfcg_budget cg_budget;	/* and the rest of --mem-budget */
 	struct raw_profile prof;
 	struct maptable maps;
 	struct outwriter out;	/* the file's writer, as the invoking user */
@@ -458,8 +511,25 @@ struct collector {
 	int child_status;
 	pid_t *kids;		/* --children: -p's descendants at the start */
 	size_t nkids;
-	struct timespec t0;
+	struct timespec t0;	/* the recording's start (the command's go) */
+	struct timespec tstart;	/* main() entered, for -v */
+	int pidfd;		/* the command or -p PID: readable when it ends */
 };
+
+/* -v: one line per phase, in milliseconds since main() was entered, so
+ * that slow start-up or teardown shows where it goes
+ * (bench/collector-startup.sh reads these lines). */
+static void phase(const struct collector *c, const char *what)
+{
+	struct timespec t;
+
+	if (!c->opt.verbose)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(stderr, "%s: %8.1f ms %s\n", progname,
+		(double)(t.tv_sec - c->tstart.tv_sec) * 1e3 +
+		(double)(t.tv_nsec - c->tstart.tv_nsec) / 1e6, what);
+}
 
 /* --children: -p's descendants now; through sudo, the user's only (a
  * child may be a setuid program). */
@@ -511,7 +581,9 @@ static int want_pid(uint32_t pid, void *arg)
 
 /* A power of two that buffers about half a second of samples on every
  * CPU (the collector reads it every SERVE_MS, or when it is a quarter
- * full), within 8 MiB .. 256 MiB. */
+ * full), within 8 MiB .. 256 MiB, and within an eighth of the memory
+ * budget (libbpf maps the ring's data twice, for records that wrap
+ * around: it shows twice in the collector's RSS). */
 static uint32_t ring_bytes(const struct collector *c)
 {
 	double hz = c->opt.period ? 1e9 / (double)c->opt.period : (double)c->opt.freq;
@@ -521,7 +593,22 @@ static uint32_t ring_bytes(const struct collector *c)
 
 	while (size < want && size < (256u << 20))
 		size *= 2;
+	while (size > c->opt.mem_budget / 8 && size > (uint32_t)sysconf(_SC_PAGESIZE))
+		size /= 2;
 	return size;
+}
+
+/* --mem-budget, DWARF stacks: the ring (twice, as mapped), then of what
+ * is left two thirds for records waiting to be unwound and a third for
+ * the table of unwound stacks. */
+static void split_budget(struct collector *c)
+{
+	uint64_t rest;
+
+	c->ring = c->opt.ring_size ? c->opt.ring_size : ring_bytes(c);
+	rest = c->opt.mem_budget - 2ull * c->ring;	/* parse_options checked */
+	c->cg_budget.queue_bytes = (size_t)(rest / 3 * 2);
+	c->cg_budget.table_bytes = (size_t)(rest / 3);
 }
 
 /* Set-up of the stack-copy program, before the skeleton is loaded.
@@ -530,7 +617,7 @@ static uint32_t ring_bytes(const struct collector *c)
  * (ring buffer 5.8, bpf_find_vma 5.17). */
 static void configure_cg(struct collector *c)
 {
-	uint32_t ring = c->opt.ring_size ? c->opt.ring_size : ring_bytes(c);
+	uint32_t ring;
 
 	if (!c->use_cg) {
 		bpf_program__set_autoload(c->skel->progs.on_stack_sample, false);
@@ -538,6 +625,8 @@ static void configure_cg(struct collector *c)
 		bpf_map__set_autocreate(c->skel->maps.scratch, false);
 		return;
 	}
+	split_budget(c);
+	ring = c->ring;
 	c->skel->rodata->stack_size = c->opt.stack_size;
 	c->skel->rodata->with_fp_chain = c->opt.call_graph == CG_AUTO;
 	c->skel->rodata->wakeup_bytes = ring / 4;
@@ -567,6 +656,59 @@ static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
+/* The maps of the other modes are created with one entry: the kernel
+ * preallocates hash and stack maps whole, and creating the branch maps
+ * (2 x 262144 entries), the frame-pointer stack map (65536 x 1016 bytes)
+ * and counts took most of the start-up (bench/results/collector-startup.md).
+ * Their programs are still loaded, never attached, so that the verifier
+ * checks every program on every machine (tests/integration/record_convert.sh). */
+static void shrink_unused(struct collector *c)
+{
+	struct record_bpf *s = c->skel;
+
+	if (c->mode != MODE_LBR) {
+		bpf_map__set_max_entries(s->maps.branches, 1);
+		bpf_map__set_max_entries(s->maps.ranges, 1);
+		bpf_map__set_max_entries(s->maps.lbr_spill, (uint32_t)sysconf(_SC_PAGESIZE));
+	}
+	if (c->use_cg) {
+		bpf_map__set_max_entries(s->maps.stacks, 1);
+		bpf_map__set_max_entries(s->maps.counts, 1);
+	}
+}
+
+/* libbpf parses the kernel's BTF (5.5 MB here) into memory it allocates
+ * then, page by page: where a page fault is dear (about 40 us in a VM,
+ * some 4,000 of them) that took most of the load.  So the heap is given
+ * that memory up front, in one populating call, kept by malloc while
+ * the BTF is parsed, and handed back after the load (heap_release). */
+#define BTF_HEAP (16u << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+static void heap_prefault(void)
+{
+	char *p;
+
+	mallopt(M_MMAP_THRESHOLD, 2 * BTF_HEAP);	/* big blocks from the heap */
+	mallopt(M_TRIM_THRESHOLD, 2 * BTF_HEAP);	/* and kept there */
+	p = malloc(BTF_HEAP);
+	if (!p)
+		return;
+	/* Linux 5.14; before that the pages are faulted in as they are used. */
+	madvise((void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095),
+		BTF_HEAP - 8192, MADV_POPULATE_WRITE);
+	free(p);
+}
+
+static void heap_release(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);	/* glibc's defaults */
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	malloc_trim(0);
+}
+
 static int load_bpf(struct collector *c)
 {
 	int e;
@@ -581,8 +723,13 @@ static int load_bpf(struct collector *c)
 		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
 	}
 	configure_cg(c);
+	shrink_unused(c);
 	libbpf_set_print(keep_libbpf_line);
+	phase(c, "BPF object opened");
+	heap_prefault();
 	e = record_bpf__load(c->skel);
+	heap_release();
+	phase(c, "BPF loaded (kernel BTF, maps, verifier)");
 	if (e && e != -EPERM && e != -EACCES && libbpf_len)
 		fprintf(stderr, "%s: libbpf said:\n%s", progname, libbpf_log);
 	if (e)
@@ -592,6 +739,7 @@ static int load_bpf(struct collector *c)
 	if (e)
 		return err("cannot attach to sched_process_fork (%s): children of the target would be missed",
 			   strerror(-e));
+	phase(c, "fork tracepoint attached");
 	return 0;
 }
 
@@ -792,12 +940,14 @@ static void serve(struct collector *c, int wait_ms, int unwind_ms)
 	if (c->spill_rb)
 		ring_buffer__consume(c->spill_rb);
 	if (!c->use_cg) {
+		struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+
 		if (wait_ms)
-			poll(NULL, 0, wait_ms);
+			poll(&p, 1, wait_ms);
 		sideband_drain(&c->sb, &c->maps, want_pid, c);
 		return;
 	}
-	dwarfcg_read(&c->cg, dwarfcg_pending(&c->cg) ? 0 : wait_ms);
+	dwarfcg_read(&c->cg, dwarfcg_pending(&c->cg) ? 0 : wait_ms, c->pidfd);
 	sideband_drain(&c->sb, &c->maps, want_pid, c);
 	dwarfcg_unwind(&c->cg, unwind_ms);
 }
@@ -852,7 +1002,13 @@ static void run_loop(struct collector *c)
 	double next = 1;
 
 	while (!stop_signal && !target_done(c)) {
-		serve(c, SERVE_MS, SERVE_MS);
+		int wait = SERVE_MS;
+
+		/* -d ends on time, not up to a round late. */
+		if (c->opt.duration > 0 &&
+		    (c->opt.duration - elapsed(c)) * 1000 < wait)
+			wait = (int)((c->opt.duration - elapsed(c)) * 1000) + 1;
+		serve(c, wait, SERVE_MS);
 		if (progress)
 			show_progress(c, &next);
 	}
@@ -912,6 +1068,8 @@ static void collect_stats(struct collector *c)
 		raw_add_counter(&c->prof, "stack_copy.short", sum[STAT_COPY_SHORT]);
 		raw_add_counter(&c->prof, "stack_copy.failed", sum[STAT_COPY_FAILED]);
 		raw_add_counter(&c->prof, "ringbuf.bytes", sum[STAT_RINGBUF_BYTES]);
+		raw_add_counter(&c->prof, "kernel_stacks.dropped",
+				sum[STAT_RINGBUF_LOST_KERNEL]);
 		raw_add_counter(&c->prof, CNT_LOST, dwarfcg_counters(&c->cg, &c->prof));
 	}
 	if (c->mode == MODE_LBR) {
@@ -1026,6 +1184,39 @@ static void set_meta(struct collector *c)
 	}
 }
 
+/* n bytes for a message: "64 KiB", "21.3 MiB"; returns buf (32 bytes). */
+static const char *size_str(char *buf, uint64_t n)
+{
+	if (n < (1u << 20))
+		snprintf(buf, 32, "%.4g KiB", (double)n / 1024);
+	else
+		snprintf(buf, 32, "%.4g MiB", (double)n / 1048576);
+	return buf;
+}
+
+/* DWARF stacks: the samples dropped for want of memory, by reason, in
+ * one line, with the budget's split (nothing when none was dropped). */
+static void report_budget(const struct collector *c)
+{
+	const struct raw_profile *p = &c->prof;
+	uint64_t ring = raw_get_counter(p, "lost.ringbuf");
+	uint64_t queue = raw_get_counter(p, "lost.unwind_backlog");
+	uint64_t table = raw_get_counter(p, "lost.unwind_table");
+	uint64_t kernel = raw_get_counter(p, "kernel_stacks.dropped");
+
+	if (!ring && !queue && !table && !kernel)
+		return;
+	char all[32], rb[32], qb[32], tb[32];
+
+	fprintf(stderr, "%s: memory budget %s (--mem-budget: ring 2 x %s, unwind queue %s, stack table %s): %llu samples dropped: %llu ring full, %llu unwind queue full, %llu stack table full; and the stacks of %llu samples in the kernel\n",
+		progname, size_str(all, c->opt.mem_budget), size_str(rb, c->ring),
+		size_str(qb, c->cg_budget.queue_bytes),
+		size_str(tb, c->cg_budget.table_bytes),
+		(unsigned long long)(ring + queue + table), (unsigned long long)ring,
+		(unsigned long long)queue, (unsigned long long)table,
+		(unsigned long long)kernel);
+}
+
 /* How the unwinds ended, when some did not reach the outermost frame. */
 static void report_unwinding(const struct collector *c)
 {
@@ -1121,10 +1312,12 @@ static void report(const struct collector *c)
 		fprintf(stderr, "%s: warning: %llu of %llu samples (%.1f%%) lost: %s full; record with a lower -F, or give %s\n",
 			progname, (unsigned long long)lost,
 			(unsigned long long)taken, 100.0 * (double)lost / (double)taken,
-			c->use_cg ? "the ring buffer was" : "the kernel's stack maps were",
-			c->use_cg ? "a bigger --ring-size" : "a bigger --max-stacks");
-	if (c->use_cg)
+			c->use_cg ? "the ring buffer or the memory budget was" : "the kernel's stack maps were",
+			c->use_cg ? "a bigger --mem-budget (or --ring-size)" : "a bigger --max-stacks");
+	if (c->use_cg) {
+		report_budget(c);
 		report_unwinding(c);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1134,6 +1327,8 @@ int main(int argc, char **argv)
 	int go = -1, rc = 0;
 
 	progname = "pgoprof-record";
+	clock_gettime(CLOCK_MONOTONIC, &c.tstart);
+	c.pidfd = -1;
 	parse_options(argc, argv, &c.opt);
 	find_invoker(&c.inv);
 	if (c.opt.pid && target_check(c.opt.pid))
@@ -1155,6 +1350,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
+	phase(&c, "mode chosen (branch-record probe)");
 	if (c.mode == MODE_STACK && c.opt.period && c.opt.period < CPU_CLOCK_MIN_NS) {
 		outwriter_abort(&c.out);
 		die(2, "-c %llu: in stack mode the period is nanoseconds of cpu-clock, at least %d (the kernel's timer fires at most every 10 us)",
@@ -1164,6 +1360,9 @@ int main(int argc, char **argv)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
 		goto fail;
+	/* The loop wakes when the target ends, not at its next round. */
+	if (c.child || c.opt.pid)
+		c.pidfd = (int)syscall(SYS_pidfd_open, c.child ? c.child : c.opt.pid, 0);
 	if (c.child)
 		add_target(&c, c.child);
 	if (c.opt.pid)
@@ -1174,9 +1373,15 @@ int main(int argc, char **argv)
 		add_target(&c, c.kids[i]);
 	if (sideband_open(&c.sb, c.cpus, c.ncpus))
 		goto fail;
+	phase(&c, "side-band open");
 	scan_existing(&c);
-	if (limit_rate(&c) || open_sampling(&c))
+	phase(&c, "existing mappings read");
+	if (limit_rate(&c))
 		goto fail;
+	phase(&c, "rate decided");
+	if (open_sampling(&c))
+		goto fail;
+	phase(&c, "sampling armed");
 	if (c.mode == MODE_LBR &&
 	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
 					    on_spill, &c, NULL))) {
@@ -1185,7 +1390,7 @@ int main(int argc, char **argv)
 	}
 	if (c.use_cg && dwarfcg_open(&c.cg, bpf_map__fd(c.skel->maps.samples),
 				     c.opt.call_graph == CG_AUTO ? UNWIND_AUTO : UNWIND_DWARF,
-				     &c.maps, &c.prof))
+				     &c.cg_budget, &c.maps, &c.prof))
 		goto fail;
 	/* Everything privileged is open; files of the target are parsed
 	 * (side-band build-IDs, the unwinder's ELF and CFI) only after. */
@@ -1198,6 +1403,7 @@ int main(int argc, char **argv)
 			die(1, "cannot start the command: %s", strerror(errno));
 		close(go);
 		go = -1;
+		phase(&c, "command started");
 	}
 	if (!c.opt.quiet && c.opt.period)
 		fprintf(stderr, "%s: recording a sample every %llu events on %d CPUs%s\n",
@@ -1211,11 +1417,13 @@ int main(int argc, char **argv)
 			c.opt.stack_size, c.opt.call_graph == CG_AUTO ?
 			"; frame pointers above the leaf where the file keeps them" : "");
 	run_loop(&c);
+	phase(&c, "target ended or stop");
 	close_sampling(&c);
 	raw_add_counter(&c.prof, "duration_ms", (uint64_t)(elapsed(&c) * 1000));
 	serve(&c, 0, -1);	/* the last samples and mappings, all unwound */
 	if (c.use_cg)
 		dwarfcg_stop(&c.cg);	/* before objects are renumbered */
+	phase(&c, "last samples read");
 	collect_stats(&c);
 	collect_stacks(&c);
 	if (c.mode == MODE_LBR) {
@@ -1228,9 +1436,11 @@ int main(int argc, char **argv)
 		keep_only(&c);
 	if (c.opt.strip_paths)
 		raw_strip_paths(&c.prof);
+	phase(&c, "stacks collected");
 	if (write_output(&c))
 		rc = 1;
-	else if (!c.opt.quiet)
+	phase(&c, "profile written");
+	if (!rc && !c.opt.quiet)
 		report(&c);
 	if (!rc)
 		warn_empty(&c);
@@ -1247,6 +1457,8 @@ out:
 	sideband_close(&c.sb);
 	ring_buffer__free(c.spill_rb);
 	free(c.spilled);
+	if (c.pidfd >= 0)
+		close(c.pidfd);
 	record_bpf__destroy(c.skel);
 	if (c.child) {
 		/* Forward the stop to the command and wait, so that the shell
@@ -1262,6 +1474,7 @@ out:
 	free(c.opt.only);
 	free(c.cpus);
 	free(c.kids);
+	phase(&c, "done");
 	/* Like time(1): a failed training run must fail the CI stage, even
 	 * though its samples were written. */
 	if (!rc && c.opt.command && WIFEXITED(c.child_status) &&

@@ -13,12 +13,13 @@ struct stack_ent {
 	uint64_t ips[];
 };
 
-void stacktab_init(struct stacktab *t, size_t max)
+void stacktab_init(struct stacktab *t, size_t max_bytes)
 {
 	memset(t, 0, sizeof(*t));
-	t->max = max;
 	t->nslots = 1024;
 	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	t->bytes = t->nslots * sizeof(*t->slots);
+	t->max_bytes = max_bytes;
 }
 
 void stacktab_free(struct stacktab *t)
@@ -60,6 +61,7 @@ static void rehash(struct stacktab *t)
 
 	t->nslots *= 2;
 	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	t->bytes += nold * sizeof(*old);	/* twice the old array */
 	for (size_t i = 0; i < nold; i++)
 		if (old[i])
 			*find(t, old[i]->hash, old[i]->pid, old[i]->ips,
@@ -76,9 +78,15 @@ int stacktab_add(struct stacktab *t, pid_t pid, const uint64_t *ips, size_t n)
 		(*slot)->count++;
 		return 0;
 	}
-	if (t->n >= t->max)
+	/* The entry, and the doubled slot array if this one makes it grow
+	 * (while it grows, the old array is still there too). */
+	size_t need = sizeof(*e) + n * sizeof(*ips);
+	size_t grow = (t->n + 1) * 2 > t->nslots ? 2 * t->nslots * sizeof(*slot) : 0;
+
+	if (t->bytes + need + grow > t->max_bytes)
 		return -1;
-	e = xmalloc(sizeof(*e) + n * sizeof(*ips));
+	t->bytes += need;
+	e = xmalloc(need);
 	*e = (struct stack_ent){ .hash = h, .count = 1, .pid = pid, .n = n };
 	memcpy(e->ips, ips, n * sizeof(*ips));
 	*slot = e;

@@ -13,15 +13,19 @@ struct stack_ent;
 
 struct stacktab {
 	struct stack_ent **slots;	/* open addressing, power of 2 */
-	size_t nslots, n, max;
+	size_t nslots, n;
+	size_t bytes, max_bytes;	/* the slot array and the entries */
 };
 
-/* An empty table that holds at most max distinct stacks. */
-void stacktab_init(struct stacktab *t, size_t max);
+/* An empty table whose slot array and entries take at most max_bytes
+ * (at least the initial slot array, 8 KiB). */
+void stacktab_init(struct stacktab *t, size_t max_bytes);
 void stacktab_free(struct stacktab *t);
 
 /* Count one more sample of (pid, ips[0..n)); ips are copied.  Returns 0,
- * or -1 when the stack is new and the table is full (not counted). */
+ * or -1 when the stack is new and would take the table over its
+ * max_bytes (not counted: the caller counts it lost).  A stack already
+ * in the table is always counted. */
 int stacktab_add(struct stacktab *t, pid_t pid, const uint64_t *ips, size_t n);
 
 /* Call fn for every stack, in no particular order. */

@@ -98,3 +98,28 @@ else
 	check "default maps: $lost of $taken lost (1% or less): no warning" sh -c \
 		"! grep -q warning lost-none.err lost-nonec.err"
 fi
+
+# --mem-budget: 64 KiB leaves the ring buffer an eighth (8 KiB), too small
+# for one 8 KiB stack copy and its registers: deepstack's copies (taken
+# 16 KiB below a written buffer, so always whole) are all dropped,
+# counted lost.ringbuf, and said in one line.  Whatever else is kept or
+# dropped, every sample taken is counted once: kept (an IP sample),
+# unattributed, or lost.
+"$PGOPROF" record --call-graph dwarf --mem-budget 64K -o budget.raw -- ./deepstack >/dev/null 2>budget.err; rc=$?
+taken=$(counter budget.raw samples.taken); lost=$(counter budget.raw samples.lost)
+ring=$(counter budget.raw lost.ringbuf)
+check "--mem-budget 64K: recorded (rc=$rc)" test "$rc" -eq 0
+check "--mem-budget 64K: copies dropped, counted lost.ringbuf (${ring:-0} of ${taken:-0})" \
+	test "${ring:-0}" -gt 0
+check "--mem-budget 64K: samples.lost = lost.ringbuf + lost.unwind_* + lost.bad_record" \
+	test "${lost:-x}" -eq "$(( ${ring:-0} + $(counter budget.raw lost.unwind_backlog) +
+		$(counter budget.raw lost.unwind_table) + $(counter budget.raw lost.bad_record) ))"
+check "--mem-budget 64K: kept + unattributed + dropped = taken" sh -c "'$PGOPROF' show budget.raw | awk '
+	\$1 == \"ip\" { s += \$3 } \$1 == \"counter\" && \$2 ~ /^unattributed\\./ { s += \$4 }
+	\$1 == \"counter\" && \$2 == \"samples.lost\" { s += \$4 }
+	\$1 == \"counter\" && \$2 == \"samples.taken\" { t = \$4 } END { exit s != t }'"
+check "--mem-budget 64K: the drop is said in one line, by reason" \
+	grep -q "memory budget 64 KiB (--mem-budget: ring 2 x 8 KiB, .*: [0-9]* samples dropped: $ring ring full, 0 unwind queue full, 0 stack table full" budget.err
+check "--ring-size 32M is refused within --mem-budget 64M (mapped twice, over half)" sh -c \
+	"'$TOP/pgoprof-record' --ring-size 32M --mem-budget 64M -- true 2>&1 >/dev/null | grep -q 'bigger --mem-budget'"
+check "--mem-budget 1K is refused" sh -c "! '$TOP/pgoprof-record' --mem-budget 1K -- true 2>/dev/null"

@@ -99,3 +99,12 @@ says "ELF with a compressed section that does not inflate" 1 \
 	"pgoprof convert: inflate: section .debug_info: inflating it: cannot decompress data (libelf)" \
 	"$PGOPROF" convert hot.raw --binary inflate -o out.prof
 says "the same file undamaged converts" 0 "" "$PGOPROF" convert -q hot.raw --binary zlib -o out.prof
+
+# record -v: one line per start-up and teardown phase, in order, with the
+# milliseconds since pgoprof-record started (bench/collector-startup.sh
+# reads them).
+"$PGOPROF" record -q -v -m stack --call-graph fp -o v.raw -- ../hot 1 >/dev/null 2>v.err
+check "record -v: the phases, in order, times not decreasing" awk '
+	BEGIN { n = split("mode chosen|BPF object opened|BPF loaded|fork tracepoint attached|side-band open|existing mappings read|rate decided|sampling armed|command started|target ended|last samples read|stacks collected|profile written|done", want, "|") }
+	$1 == "pgoprof-record:" && $3 == "ms" { if (index($0, want[k + 1])) k++; if ($2 < last) bad = 1; last = $2 }
+	END { exit !(k == n && !bad) }' v.err
