@@ -31,7 +31,9 @@ patch_arch() {
 }
 counter() { "$PGOPROF" show "$1" | awk -v c="$2" '$1 == "counter" && $2 == c { print $4 }'; }
 unwound() { "$PGOPROF" show "$1" | awk '$1 == "counter" && $2 ~ /^unwind\./ { n += $4 } END { print n + 0 }'; }
-ips() { "$PGOPROF" show "$1" | awk '$1 == "object" { o = $2 } $1 == "ip" { print o, $2, $3 }'; }
+# Objects by build-ID, not index: unwinding adds objects (libc, reached
+# only through call edges) that shift the indexes of the others.
+ips() { "$PGOPROF" show "$1" | awk '$1 == "object" { o = $4 } $1 == "ip" { print o, $2, $3 }'; }
 
 gcc -O2 -g -o lc_nofp "$TOP/tests/workloads/leafcall.c" -lpthread ||
 	{ fail build "gcc could not build tests/workloads/leafcall.c"; exit 0; }
