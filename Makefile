@@ -41,6 +41,7 @@ REPORT_SRC := report/demangle.c report/srcline.c report/syms.c \
 	      report/json.c report/diff.c report/load.c report/flame.c
 IMPORT_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
 	      import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c \
+	      import/perfdata_jobs.c \
 	      import/perfscript.c import/samples.c import/callgrind.c import/pprof.c
 
 PB_OBJ := $(B)/pprof/profile.pb-c.o

@@ -245,7 +245,8 @@ static void agg_reserve(struct samples *m, size_t n)
 		return;
 	while (2 * (m->nagg + n) > cap)
 		cap *= 2;
-	t = xcalloc(cap, sizeof(*t));
+	t = xmalloc_huge(cap * sizeof(*t));	/* touched at random */
+	memset(t, 0, cap * sizeof(*t));
 	for (size_t i = 0; i < m->cap_agg; i++)
 		if (m->agg[i].kind)
 			*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
@@ -526,6 +527,64 @@ void samples_init(struct samples *m, struct raw_profile *p, int no_local_files)
 	m->prof = p;
 	m->no_local_files = no_local_files;
 	maps_init(&m->maps, p);
+}
+
+void samples_worker(struct samples *w, const struct samples *main,
+		    struct raw_profile *stacks)
+{
+	*w = *main;
+	w->prof = stacks;
+	w->taken = w->lost_records = w->lost_samples = 0;
+	w->kernel = w->guest = w->no_user_stack = 0;
+	w->tmin = w->tmax = 0;
+	memset(w->unattr, 0, sizeof(w->unattr));
+	w->edges_unattr = w->branches_unattr = w->ranges_unattr = 0;
+	w->agg = NULL;
+	w->nagg = w->cap_agg = 0;
+}
+
+void samples_worker_free(struct samples *w)
+{
+	free(w->agg);
+	w->agg = NULL;
+}
+
+void samples_merge(struct samples *dst, const struct samples *w)
+{
+	const struct raw_stacks *st = &w->prof->stacks;
+
+	dst->taken += w->taken;
+	dst->kernel += w->kernel;
+	dst->guest += w->guest;
+	dst->no_user_stack += w->no_user_stack;
+	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
+	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
+		dst->tmin = w->tmin;
+	if (w->tmax > dst->tmax)
+		dst->tmax = w->tmax;
+	for (int r = 0; r < UNATTR_MAX; r++)
+		dst->unattr[r] += w->unattr[r];
+	dst->edges_unattr += w->edges_unattr;
+	dst->branches_unattr += w->branches_unattr;
+	dst->ranges_unattr += w->ranges_unattr;
+	for (size_t i = 0; i < w->cap_agg; i++) {
+		const struct samples_agg *e = &w->agg[i];
+		struct samples_agg *s;
+
+		if (!e->kind)
+			continue;
+		agg_reserve(dst, 1);
+		s = agg_slot(dst->agg, dst->cap_agg, e);
+		if (!s->kind) {
+			*s = *e;
+			dst->nagg++;
+		} else {
+			s->count += e->count;
+		}
+	}
+	for (size_t i = 0; i < st->n; i++)
+		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
+			      st->v[i].count);
 }
 
 void samples_free(struct samples *m)

@@ -27,7 +27,8 @@ FUZZ_LIB := lib/util.c lib/bytes.c lib/md5.c lib/strmap.c lib/strtab.c
 FUZZ_RAW := raw/rawprof.c raw/rawio.c raw/match.c raw/stacks.c raw/filter.c
 fuzz_raw_SRC := $(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfdata_SRC := import/perfdata.c import/perfdata_attr.c import/perfdata_header.c \
-	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/samples.c \
+	import/perfdata_order.c import/perfdata_task.c import/perfdata_sample.c import/perfdata_jobs.c \
+	import/samples.c \
 	proc/buildid.c proc/mappings.c proc/unwind.c proc/unwind_fp.c \
 	$(FUZZ_RAW) $(FUZZ_LIB)
 fuzz_perfscript_SRC := import/perfscript.c import/samples.c proc/buildid.c \
