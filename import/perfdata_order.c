@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The first window: 32 MiB, in 2 MiB pages where the kernel gives them
+/* The first window: 16 MiB, in 2 MiB pages where the kernel gives them
  * (a page of the window is touched for the first time once). */
-#define WIN_MIN ((size_t)32 << 20)
+#define WIN_MIN ((size_t)16 << 20)
 
 /* The lowest offset that a queued record still needs (off if none). */
 static size_t lowest_queued(const struct imp *m, size_t off)

@@ -20,10 +20,13 @@ struct samples_pidkey {
 	int32_t key;	/* 0: free slot */
 };
 
+/* 32 bytes, two a cache line: the kind in the top bits of the count
+ * (2^61 counts are more samples than an import can read). */
 struct samples_agg {
-	uint64_t a, b, count;
+	uint64_t a, b;
 	uint32_t obj, obj2;
-	uint8_t kind;	/* 0: free slot */
+	uint64_t count : 61;
+	uint64_t kind : 3;	/* 0: free slot */
 };
 
 /* ---- process keys: a pid names a new address space after fork or exec ---- */
@@ -235,15 +238,17 @@ static struct samples_agg *agg_slot(struct samples_agg *t, size_t cap, const str
 	return agg_slot_at(t, cap, e, (size_t)agg_hash(e));
 }
 
-/* Room for n more entries at a load of at most 1/2. */
+/* Room for n more entries at a load of at most 3/4: linear probing then
+ * looks at 2 to 3 slots for a key that is there (most are), which share
+ * cache lines, and the table is 2/3 the size of one kept half empty. */
 static void agg_reserve(struct samples *m, size_t n)
 {
 	size_t cap = m->cap_agg ? m->cap_agg : 4096;
 	struct samples_agg *t;
 
-	if (2 * (m->nagg + n) <= m->cap_agg)
+	if (4 * (m->nagg + n) <= 3 * m->cap_agg)
 		return;
-	while (2 * (m->nagg + n) > cap)
+	while (4 * (m->nagg + n) > 3 * cap)
 		cap *= 2;
 	t = xmalloc_huge(cap * sizeof(*t));	/* touched at random */
 	memset(t, 0, cap * sizeof(*t));
@@ -326,11 +331,12 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 		if (i == 0 && r != UNATTR_NONE)
 			m->unattr[r]++;
 		else if (i == 0)
-			batch[nb++] = (struct samples_agg){ f.offset, 0, 0, f.obj, 0, K_IP };
+			batch[nb++] = (struct samples_agg){ .a = f.offset, .obj = f.obj,
+							    .kind = K_IP };
 		else if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			batch[nb++] = (struct samples_agg){ f.offset,
-				i > 1 ? prev.offset - 1 : prev.offset, 0,
-				f.obj, prev.obj, K_EDGE };
+			batch[nb++] = (struct samples_agg){ .a = f.offset,
+				.b = i > 1 ? prev.offset - 1 : prev.offset,
+				.obj = f.obj, .obj2 = prev.obj, .kind = K_EDGE };
 		else
 			m->edges_unattr++;
 		if (whole && nf < RAW_STACK_DEPTH_MAX)	/* LBR samples need no frames */
@@ -370,14 +376,16 @@ void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
 		int tok = samples_resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE;
 
 		if (fok && tok)
-			batch[nb++] = (struct samples_agg){ foff, toff, 0, fo, to_obj, K_BRANCH };
+			batch[nb++] = (struct samples_agg){ .a = foff, .b = toff, .obj = fo,
+							    .obj2 = to_obj, .kind = K_BRANCH };
 		else
 			m->branches_unattr++;
 		/* Both ends in one mapping: one object, and the same distance
 		 * in the file as in memory. */
 		if (i > 0 && ranges) {
 			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
-				batch[nb++] = (struct samples_agg){ toff, poff, 0, to_obj, 0, K_RANGE };
+				batch[nb++] = (struct samples_agg){ .a = toff, .b = poff, .obj = to_obj,
+								    .kind = K_RANGE };
 			else
 				m->ranges_unattr++;
 		}
