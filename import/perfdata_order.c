@@ -279,12 +279,23 @@ static int cmp_qent(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Are the queued records in order already?  Those of one CPU are, and
+ * the order is total (time, then offset): sorting would change nothing. */
+static int queue_sorted(const struct imp *m)
+{
+	for (size_t i = 1; i < m->nq; i++)
+		if (cmp_qent(&m->q[i - 1], &m->q[i]) > 0)
+			return 0;
+	return 1;
+}
+
 /* Deliver the queued records with time <= limit, in time order. */
 static void flush(struct imp *m, uint64_t limit)
 {
 	size_t i = 0, end;
 
-	sort(m->q, m->nq, sizeof(*m->q), cmp_qent);
+	if (!queue_sorted(m))
+		sort(m->q, m->nq, sizeof(*m->q), cmp_qent);
 	for (end = 0; end < m->nq && m->q[end].time <= limit; end++)
 		;
 	for (; i < end && !m->failed; i++) {
