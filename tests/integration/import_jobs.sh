@@ -98,9 +98,11 @@ fi
 need_root "perf record -g of several processes" || exit 0
 need_tool "perf record -g of several processes" perf linux-perf || exit 0
 build_workloads || { fail build_workloads "clang-16 could not build tests/workloads"; exit 0; }
+# About 1.2 s of CPU in five processes (hot 1 N: N rounds of 45 ms).
 cat >run.sh <<EOF
-"$WORK/hot" 3000000 & "$WORK/libcspin" 300000 &
-"$WORK/hot" 2000000; sh -c '"$WORK/hot" 1000000 & wait'; "$WORK/libcspin" 200000; wait
+"$WORK/hot" 1 8 >/dev/null & "$WORK/libcspin" 30000000 >/dev/null &
+"$WORK/hot" 1 4 >/dev/null; sh -c '"$WORK/hot" 1 4 >/dev/null & wait'
+"$WORK/libcspin" 20000000 >/dev/null; wait
 EOF
 ok=0
 for try in 1 2 3; do
