@@ -106,7 +106,7 @@ cat >run.sh <<EOF
 EOF
 ok=0
 for try in 1 2 3; do
-	perf record -N -q -e cpu-clock -F 20000 -g -o multi.data -- sh run.sh >/dev/null 2>perf.err &&
+	perf record -N -q -e cpu-clock -F 10000 -g -o multi.data -- sh run.sh >/dev/null 2>perf.err &&
 		{ ok=1; break; }
 done
 [ $ok = 1 ] || { fail "perf record -g of several processes" "$(tail -n 2 perf.err | tr '\n' ' ')"; exit 0; }
