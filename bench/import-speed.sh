@@ -83,6 +83,7 @@ measure() {
     local name=$1 n=$2 d=$3 runs=$4 i v r
     local vars=("j1" "jdef")
     [ -n "$OLD" ] && vars=("old" "${vars[@]}")
+    echo "$name $n size 0 $(stat -c %s "$d") 0 0" >>"$R"	# the big input goes
     for ((i = 0; i < runs; i++)); do
         echo "$name $n floor $i $(floor "$d") 0 0" >>"$R"
         for v in "${vars[@]}"; do
@@ -127,7 +128,7 @@ table() {
         grep -q "^$a $n " "$R" || continue
         for v in "${vars[@]}"; do
             w=$(col "$a" "$n" "$v" 5)
-            row "$a" "$(fmt_n "$n")" "$(awk -v s="$(stat -c %s "$W/$a-$n.data" 2>/dev/null || echo 0)" 'BEGIN { printf "%.0f", s / 1e6 }')" \
+            row "$a" "$(fmt_n "$n")" "$(awk -v s="$(col "$a" "$n" size 5)" 'BEGIN { printf "%.0f", s / 1e6 }')" \
                 "$(col "$a" "$n" floor 5)" "$(vname "$v")" "$w" "$(col "$a" "$n" "$v" 6)" \
                 "$(awk -v k="$(col "$a" "$n" "$v" 7)" 'BEGIN { printf "%.0f", k / 1024 }')" \
                 "$(awk -v w="$w" -v f="$(col "$a" "$n" floor 5)" 'BEGIN { if (f > 0) printf "%.1f", w / f; else print "-" }')" \
