@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pgoprof import [-o RAW] [-e EVENT] [--input-format FORMAT]\n"
-		   "                      [--no-local-files] [-q] INPUT\n"
+		   "                      [--no-local-files] [-j N] [-q] INPUT\n"
 		   "       pgoprof import [-o RAW] [-q] CALLGRIND.OUT...\n"
 		   "       pgoprof import [-o RAW] [-q] [--sample-type NAME] PROFILE.pb.gz\n\n"
 		   "Turn a perf.data file from 'perf record -g' (call chains by frame\n"
@@ -66,10 +66,24 @@ static void usage(FILE *f)
 		   "      --no-local-files  never read a build-ID from a file on this machine:\n"
 		   "                        a mapping whose build-ID is not in INPUT (MMAP2\n"
 		   "                        record or build-ID table) is kept by its path\n"
+		   "  -j, --jobs N          perf.data: add the samples up on N threads (default:\n"
+		   "                        the online CPUs; 1: this thread alone); the\n"
+		   "                        profile is the same whatever N\n"
 		   "  -q, --quiet           no summary line\n");
 }
 
 enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT, FMT_CALLGRIND, FMT_PPROF };
+
+/* -j: at most this many threads. */
+#define JOBS_MAX 256
+
+/* The default -j: the online CPUs (at most JOBS_MAX). */
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > JOBS_MAX ? JOBS_MAX : (int)n;
+}
 
 /* Any format's head. */
 static int any_probe(const uint8_t *head, size_t len)
@@ -90,8 +104,10 @@ static int pprof_named(const char *path)
 }
 
 /* The file mapped (or read, for a pipe or a device: only its first bytes
- * if they begin no input of format).  *mapped tells which to undo. */
-static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
+ * if they begin no input of format).  *mapped tells which to undo; a
+ * mapped file stays open on *fd (for perfdata_options.fd), else -1. */
+static uint8_t *load(const char *path, int format, size_t *len, int *mapped,
+		     int *fd_out)
 {
 	input_probe *probe = format == FMT_PERF_DATA ? perfdata_probe :
 			     format == FMT_CALLGRIND ? callgrind_probe :
@@ -102,6 +118,7 @@ static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
 	int fd;
 
 	*mapped = 0;
+	*fd_out = -1;
 	if (!strcmp(path, "-"))
 		return read_input(path, len, probe);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -118,7 +135,7 @@ static uint8_t *load(const char *path, int format, size_t *len, int *mapped)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (buf != MAP_FAILED) {
-			close(fd);
+			*fd_out = fd;
 			*len = (size_t)st.st_size;
 			*mapped = 1;
 			return buf;
@@ -215,6 +232,7 @@ int cmd_import(int argc, char **argv)
 		{ "input-format", required_argument, NULL, 'F' },
 		{ "sample-type", required_argument, NULL, 'T' },
 		{ "caller-addresses", required_argument, NULL, 'C' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -225,9 +243,10 @@ int cmd_import(int argc, char **argv)
 	struct raw_profile prof;
 	uint8_t *buf;
 	size_t len = 0;
-	int c, quiet = 0, mapped, rc, format = FMT_AUTO;
+	int c, quiet = 0, mapped, rc, format = FMT_AUTO, fd;
 
-	while ((c = getopt_long(argc, argv, "o:e:qh", longopts, NULL)) != -1) {
+	opt.jobs = default_jobs();
+	while ((c = getopt_long(argc, argv, "o:e:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -265,6 +284,17 @@ int cmd_import(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 1 || n > JOBS_MAX) {
+				err("-j %s: give a number of threads from 1 to %d", optarg, JOBS_MAX);
+				return 2;
+			}
+			opt.jobs = (int)n;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -282,11 +312,12 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	}
 	in = argv[optind];
-	buf = load(in, format, &len, &mapped);
+	buf = load(in, format, &len, &mapped, &fd);
 	if (!buf)
 		return 1;
 	raw_init(&prof);
-	opt.release_pages = mapped;
+	opt.fd_set = fd >= 0;
+	opt.fd = fd;
 	/* By the content: perf.data by its magic, callgrind by its header,
 	 * pprof by gzip's magic or as a protobuf Profile, else text that
 	 * looks like perf script's; anything else gets perf.data's message. */
@@ -309,9 +340,10 @@ int cmd_import(int argc, char **argv)
 		rc = perfscript_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
 	else
 		rc = perfdata_import(&prof, buf, len, input_name(in), &opt) ? 1 : 0;
-	if (mapped)
+	if (mapped) {
 		munmap(buf, len);
-	else
+		close(fd);
+	} else
 		free(buf);
 	if (!rc && raw_write_file(&prof, out))
 		rc = 1;

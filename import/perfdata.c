@@ -24,13 +24,18 @@ int pd_fail(struct imp *m, size_t off, const char *fmt, ...)
 
 	if (m->failed)
 		return -1;
+	/* With threads, a sample before this record may have failed. */
+	if (!m->quiet && pd_jobs_fail(m))
+		m->quiet = 1;
+	m->failed = 1;
+	if (m->quiet)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	rb_init(&r, m->buf, m->len, m->name);
 	r.pos = off;
 	rb_fail(&r, "%s", msg);
-	m->failed = 1;
 	return -1;
 }
 
@@ -39,6 +44,7 @@ void pd_reader(struct imp *m, struct rbuf *r, size_t off, size_t end)
 {
 	rb_init(r, m->buf, end, m->name);
 	r->pos = off;
+	r->quiet = m->quiet;
 }
 
 int pd_check_reader(struct imp *m, const struct rbuf *r)
@@ -128,8 +134,10 @@ static void imp_free(struct imp *m)
 	free(m->arch);
 	free(m->cmdline);
 	unwind_free(m->uw);
+	pd_jobs_finish(m);	/* the error path: the threads stop */
 	samples_free(&m->s);
 	free(m->q);
+	free(m->win);
 }
 
 /* The events' names (EVENT_DESC, EVENT_UPDATE, else perf's default) and
@@ -144,7 +152,6 @@ static int select_events(struct imp *m, size_t data_off, size_t data_end)
 			m->attrs[i].name = pd_default_name(&m->attrs[i]);
 	if (m->event_updates)
 		pd_scan_event_names(m, data_off, data_end);
-	m->released = 0;
 	for (size_t i = 0; i < m->nattrs; i++) {
 		m->attrs[i].selected = !m->opt->event ||
 				       !strcmp(m->opt->event, m->attrs[i].name);
@@ -165,18 +172,24 @@ static int select_events(struct imp *m, size_t data_off, size_t data_end)
 	return 0;
 }
 
-int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
-		    const char *name, const struct perfdata_options *opt)
+/* One import into p with these options: 0, -1 after the message, or 1
+ * if the threads met a sample that one thread must add up
+ * (perfdata_jobs.c): p is emptied and nothing was printed.  *warned: the
+ * partial-file warning was printed (in and out). */
+static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
+		  const char *name, const struct perfdata_options *opt,
+		  int *warned)
 {
-	static const struct perfdata_options defaults;
 	struct imp m = { 0 };
 	size_t data_off = 0, data_end = 0;
 	uint64_t magic;
+	int redo = 0;
 
-	m.opt = opt ? opt : &defaults;
+	m.opt = opt;
 	m.buf = buf;
 	m.len = len;
 	m.name = name;
+	m.warned_partial = *warned;
 	samples_init(&m.s, p, m.opt->no_local_files);
 	if (len < 8) {
 		pd_fail(&m, 0, "truncated: need 8 bytes for the magic, %zu left", len);
@@ -205,7 +218,8 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	m.ordered = !!(m.attrs[0].flags & A_SAMPLE_ID_ALL);
 	for (size_t i = 0; i < m.nattrs; i++)
 		m.build_id_attr |= !!(m.attrs[i].flags & A_BUILD_ID);
-	if (pd_process_records(&m, data_off, data_end))
+	pd_jobs_start(&m);
+	if (pd_process_records(&m, data_off, data_end) || (redo = pd_jobs_finish(&m)))
 		goto out;
 	/* Its file IDs are object indices, which raw_drop_empty_objects
 	 * renumbers. */
@@ -216,10 +230,35 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	set_counters(&m);
 	samples_finish(&m.s);
 out:
+	redo |= pd_jobs_finish(&m);
+	*warned = m.warned_partial;
 	imp_free(&m);
-	if (m.failed) {
+	if (m.failed || redo) {
 		raw_free(p);
-		return -1;
+		return redo ? 1 : -1;
 	}
 	return 0;
+}
+
+int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
+		    const char *name, const struct perfdata_options *opt)
+{
+	static const struct perfdata_options defaults;
+	struct perfdata_options one;
+	int warned = 0, r;
+
+	if (!opt)
+		opt = &defaults;
+	/* Threads only into an empty profile, which a redo can empty again. */
+	if (p->nobjs || p->nmeta || p->ncounters || p->stacks.n) {
+		one = *opt;
+		one.jobs = 1;
+		opt = &one;
+	}
+	r = import(p, buf, len, name, opt, &warned);
+	if (r <= 0)
+		return r;
+	one = *opt;
+	one.jobs = 1;
+	return import(p, buf, len, name, &one, &warned);
 }

@@ -63,11 +63,18 @@ struct perfdata_options {
 	 * build-ID is neither in an MMAP2 record nor in HEADER_BUILD_ID is
 	 * known by its path alone (RAW_ID_PATH). */
 	int no_local_files;
-	/* buf is a read-only mapping of a file (mmap MAP_PRIVATE, page
-	 * aligned): pages already read are given back (madvise
-	 * MADV_DONTNEED) as the import moves on, so peak RSS follows the
-	 * records still queued for time ordering, not the file's size. */
-	int release_pages;
+	/* fd_set: buf is the whole of the regular file open on fd.  Its
+	 * data section is then read with pread() through a window of a few
+	 * MiB that is used again and again, rather than from buf: peak RSS
+	 * follows the records still queued for time ordering, not the
+	 * file's size, and the pages of buf that hold records are never
+	 * touched (a first touch of a page costs more than copying it on
+	 * the virtual machines this runs on). */
+	int fd_set, fd;
+	/* Threads that add up the samples (import/perfdata_jobs.c); 0 or 1:
+	 * the calling thread alone.  The profile is the same whatever the
+	 * number. */
+	int jobs;
 };
 
 /* Import the perf.data file in buf[0..len) into p (normally empty: its

@@ -114,6 +114,10 @@ struct imp {
 	size_t len;
 	const char *name;
 	int failed, pipe, unfinished, warned_partial;
+	/* A worker thread's view (perfdata_jobs.c): failures are not
+	 * printed, as the import is then done again on one thread. */
+	int quiet;
+	struct pd_jobs *jobs;	/* NULL: one thread */
 
 	struct pattr *attrs;
 	size_t nattrs, cap_attrs;
@@ -128,7 +132,10 @@ struct imp {
 	struct samples s;	/* address spaces, samples and their counters */
 
 	int ordered, build_id_attr, event_updates;
-	size_t released;		/* buf[0..released) given back */
+	/* opt->fd_set: buf is moved so that buf[off] is file byte off
+	 * for off in [win_lo, win_hi), which win holds (win_cap bytes). */
+	uint8_t *win;
+	size_t win_lo, win_hi, win_cap;
 	struct qent *q;
 	size_t nq, cap_q;
 	uint64_t next_flush, max_time;
@@ -214,6 +221,29 @@ void pd_scan_event_names(struct imp *m, size_t off, size_t end);
 /* Pass 2: every record of [off, end) delivered in perf's order.  0, or
  * -1 after the message. */
 int pd_process_records(struct imp *m, size_t off, size_t end);
+
+/* ---- perfdata_jobs.c ---- */
+
+/* Threads for the samples if opt->jobs asks for them and the file allows
+ * (not --call-graph dwarf); the attributes must be known. */
+void pd_jobs_start(struct imp *m);
+/* A sample record, in its turn: 1 if it went to a batch of the threads,
+ * 0 if the caller must decode it (one thread). */
+int pd_jobs_sample(struct imp *m, const struct rec *rc);
+/* Wait until the samples given to other threads are added up (before
+ * the window moves). */
+void pd_jobs_drain(struct imp *m);
+/* An address space is about to change: pd_jobs_drain(), and the
+ * mappings are indexed again before the next batch goes out. */
+void pd_jobs_change(struct imp *m);
+/* Before a failure of the calling thread is printed: the samples before
+ * it are added up.  1 if one of them failed, so that the import is to be
+ * done again on one thread (and this failure not printed). */
+int pd_jobs_fail(struct imp *m);
+/* The end: the threads stop, and unless m failed, what they counted is
+ * added to m.  1 if a worker stopped at a sample (the import is then to
+ * be done again on one thread), else 0.  Also on the error path. */
+int pd_jobs_finish(struct imp *m);
 
 /* ---- perfdata_task.c ---- */
 

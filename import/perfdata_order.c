@@ -5,10 +5,77 @@
 #include "perfdata_int.h"
 #include "../lib/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
+
+/* The first window: 16 MiB, in 2 MiB pages where the kernel gives them
+ * (a page of the window is touched for the first time once). */
+#define WIN_MIN ((size_t)16 << 20)
+
+/* The lowest offset that a queued record still needs (off if none). */
+static size_t lowest_queued(const struct imp *m, size_t off)
+{
+	for (size_t i = 0; i < m->nq; i++)
+		if (m->q[i].off < off)
+			off = (size_t)m->q[i].off;
+	return off;
+}
+
+/* The window from file byte lo on, with room for cap bytes: the bytes
+ * from lo that the old one held are kept. */
+static void window_move(struct imp *m, size_t lo, size_t cap)
+{
+	size_t keep = lo >= m->win_lo && lo < m->win_hi ? m->win_hi - lo : 0;
+	uint8_t *w = m->win;
+
+	if (cap > m->win_cap)
+		w = xmalloc_huge(cap);
+	if (keep)
+		memmove(w, m->win + (lo - m->win_lo), keep);
+	if (w != m->win) {
+		free(m->win);
+		m->win = w;
+		m->win_cap = cap;
+	}
+	m->win_lo = lo;
+	m->win_hi = lo + keep;
+}
+
+/* opt->fd_set: make file bytes [off, off + n) readable at buf + off,
+ * keeping those of the queued records (reads go forward, but for a new
+ * pass from the start).  The window moves, and grows if the queued
+ * records need it, only here, after the samples in flight are done with
+ * it.  0, or -1 after the message. */
+static int window(struct imp *m, size_t off, size_t n)
+{
+	size_t lo = off, cap = m->win_cap ? m->win_cap : WIN_MIN;
+
+	if (!m->opt->fd_set || (off >= m->win_lo && off + n <= m->win_hi))
+		return 0;
+	pd_jobs_drain(m);
+	if (off >= m->win_lo && off <= m->win_hi)
+		lo = lowest_queued(m, off);
+	lo &= ~(size_t)4095;	/* page-aligned reads */
+	while (cap < 2 * (off + n - lo))
+		cap *= 2;
+	window_move(m, lo, cap);
+	while (m->win_hi < m->len && m->win_hi - m->win_lo < m->win_cap) {
+		ssize_t k = pread(m->opt->fd, m->win + (m->win_hi - m->win_lo),
+				  m->win_cap - (m->win_hi - m->win_lo), (off_t)m->win_hi);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return pd_fail(m, m->win_hi, "cannot read: %s",
+				       k ? strerror(errno) : "the file became shorter");
+		m->win_hi += (size_t)k;
+	}
+	m->buf = (const uint8_t *)((uintptr_t)m->win - m->win_lo);
+	return 0;
+}
 
 /* A file that perf did not finish may end inside a record: the records
  * before it are read, with a warning. */
@@ -27,13 +94,16 @@ static int partial(struct imp *m, size_t off)
  * of an unfinished file, or -1 after the error message. */
 static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
 {
-	const uint8_t *p = m->buf + off;
+	const uint8_t *p;
 	uint64_t extra = 0;
 
 	if (end - off < 8)
 		return partial(m, off) ? 1 :
 		       pd_fail(m, off, "truncated: need 8 bytes for a record header, %zu left",
 			       end - off);
+	if (window(m, off, 8))
+		return -1;
+	p = m->buf + off;
 	rc->off = off;
 	rc->type = get32(p);
 	rc->misc = get16(p + 4);
@@ -45,6 +115,9 @@ static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
 		return partial(m, off) ? 1 :
 		       pd_fail(m, off + 6, "record of %u bytes runs past the end of the data (%zu bytes left)",
 			       rc->size, end - off);
+	if (window(m, off, rc->size))
+		return -1;
+	p = m->buf + off;
 	/* Two user records carry a payload after themselves. */
 	if (rc->type == PERF_RECORD_AUXTRACE && rc->size >= 16)
 		extra = get64(p + 8);
@@ -55,23 +128,6 @@ static int read_rec(struct imp *m, size_t off, size_t end, struct rec *rc)
 			    extra, end - off - rc->size);
 	rc->next = off + rc->size + (size_t)extra;
 	return 0;
-}
-
-/* Give back the pages of buf below off (opt->release_pages), in steps of
- * at least 64 MiB so that madvise stays rare.  A page read again later
- * comes back from the file: this only bounds RSS, never changes what is
- * read. */
-static void release_below(struct imp *m, size_t off)
-{
-	size_t to;
-
-	/* released and the step are whole pages: off passes them when its
-	 * page does, so the page size is asked only when there is work. */
-	if (!m->opt->release_pages || off < m->released + ((size_t)64 << 20))
-		return;
-	to = off & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
-	madvise((void *)(m->buf + m->released), to - m->released, MADV_DONTNEED);
-	m->released = to;
 }
 
 /* Pass 1: what the samples need before they are read: attributes and
@@ -85,7 +141,6 @@ int pd_scan_records(struct imp *m, size_t off, size_t end)
 
 		if (r)
 			return r < 0 ? -1 : 0;
-		release_below(m, off);
 		switch (rc.type) {
 		case PERF_RECORD_EVENT_UPDATE:
 			m->event_updates = 1;
@@ -184,13 +239,15 @@ static void deliver(struct imp *m, const struct rec *rc)
 
 	switch (rc->type) {
 	case PERF_RECORD_SAMPLE:
-		pd_sample(m, rc);
+		if (!pd_jobs_sample(m, rc))
+			pd_sample(m, rc);
 		break;
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+		pd_jobs_change(m);
 		pd_task_record(m, rc);
 		break;
 	case PERF_RECORD_LOST:
@@ -222,12 +279,23 @@ static int cmp_qent(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Are the queued records in order already?  Those of one CPU are, and
+ * the order is total (time, then offset): sorting would change nothing. */
+static int queue_sorted(const struct imp *m)
+{
+	for (size_t i = 1; i < m->nq; i++)
+		if (cmp_qent(&m->q[i - 1], &m->q[i]) > 0)
+			return 0;
+	return 1;
+}
+
 /* Deliver the queued records with time <= limit, in time order. */
 static void flush(struct imp *m, uint64_t limit)
 {
 	size_t i = 0, end;
 
-	sort(m->q, m->nq, sizeof(*m->q), cmp_qent);
+	if (!queue_sorted(m))
+		sort(m->q, m->nq, sizeof(*m->q), cmp_qent);
 	for (end = 0; end < m->nq && m->q[end].time <= limit; end++)
 		;
 	for (; i < end && !m->failed; i++) {
@@ -243,15 +311,6 @@ static void flush(struct imp *m, uint64_t limit)
 		memmove(m->q, m->q + end, (m->nq - end) * sizeof(*m->q));
 		m->nq -= end;
 	}
-}
-
-/* The lowest offset that a queued record still needs (off if none). */
-static size_t lowest_queued(const struct imp *m, size_t off)
-{
-	for (size_t i = 0; i < m->nq; i++)
-		if (m->q[i].off < off)
-			off = (size_t)m->q[i].off;
-	return off;
 }
 
 /* Pass 2: the records in perf's order.  Kernel records with a timestamp
@@ -273,7 +332,6 @@ int pd_process_records(struct imp *m, size_t off, size_t end)
 			if (rc.type == PERF_RECORD_FINISHED_ROUND && m->ordered) {
 				flush(m, m->next_flush);
 				m->next_flush = m->max_time;
-				release_below(m, lowest_queued(m, off));
 			} else if (rc.type > PD_USER_RECORD_MAX ||
 				   (rc.type < PERF_RECORD_HEADER_ATTR)) {
 				m->unknown_records++;
@@ -284,8 +342,6 @@ int pd_process_records(struct imp *m, size_t off, size_t end)
 
 		if (t == NO_TIME || t == 0) {
 			deliver(m, &rc);
-			if (!m->nq)
-				release_below(m, rc.next);
 			continue;
 		}
 		grow(&m->q, &m->cap_q, m->nq + 1, sizeof(*m->q));

@@ -347,6 +347,12 @@ void pd_sample(struct imp *m, const struct rec *rc)
 		m->other_samples++;
 		return;
 	}
+	/* A time 0 changes duration_ms by where it comes (samples_time):
+	 * a worker thread leaves such a file to one thread. */
+	if (m->quiet && s.time == 0) {
+		m->failed = 1;
+		return;
+	}
 	m->attrs[ai].samples++;
 	m->s.taken++;
 	if (s.time != NO_TIME)

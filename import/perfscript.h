@@ -38,7 +38,7 @@
 #include "../raw/rawprof.h"
 
 /* Import the text in buf[0..len) into p (normally empty), with the
- * options of perfdata_import (release_pages is not used).  name is the
+ * options of perfdata_import (fd_set and jobs are not used).  name is the
  * file name for messages and for META "source".  Returns 0; or -1 after
  * one line on stderr, "PROGRAM: NAME: line N: MESSAGE" (or without the
  * line for what has none), with p emptied. */

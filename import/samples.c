@@ -20,10 +20,13 @@ struct samples_pidkey {
 	int32_t key;	/* 0: free slot */
 };
 
+/* 32 bytes, two a cache line: the kind in the top bits of the count
+ * (2^61 counts are more samples than an import can read). */
 struct samples_agg {
-	uint64_t a, b, count;
+	uint64_t a, b;
 	uint32_t obj, obj2;
-	uint8_t kind;	/* 0: free slot */
+	uint64_t count : 61;
+	uint64_t kind : 3;	/* 0: free slot */
 };
 
 /* ---- process keys: a pid names a new address space after fork or exec ---- */
@@ -235,17 +238,20 @@ static struct samples_agg *agg_slot(struct samples_agg *t, size_t cap, const str
 	return agg_slot_at(t, cap, e, (size_t)agg_hash(e));
 }
 
-/* Room for n more entries at a load of at most 1/2. */
+/* Room for n more entries at a load of at most 3/4: linear probing then
+ * looks at 2 to 3 slots for a key that is there (most are), which share
+ * cache lines, and the table is 2/3 the size of one kept half empty. */
 static void agg_reserve(struct samples *m, size_t n)
 {
 	size_t cap = m->cap_agg ? m->cap_agg : 4096;
 	struct samples_agg *t;
 
-	if (2 * (m->nagg + n) <= m->cap_agg)
+	if (4 * (m->nagg + n) <= 3 * m->cap_agg)
 		return;
-	while (2 * (m->nagg + n) > cap)
+	while (4 * (m->nagg + n) > 3 * cap)
 		cap *= 2;
-	t = xcalloc(cap, sizeof(*t));
+	t = xmalloc_huge(cap * sizeof(*t));	/* touched at random */
+	memset(t, 0, cap * sizeof(*t));
 	for (size_t i = 0; i < m->cap_agg; i++)
 		if (m->agg[i].kind)
 			*agg_slot(t, cap, &m->agg[i]) = m->agg[i];
@@ -325,11 +331,12 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 		if (i == 0 && r != UNATTR_NONE)
 			m->unattr[r]++;
 		else if (i == 0)
-			batch[nb++] = (struct samples_agg){ f.offset, 0, 0, f.obj, 0, K_IP };
+			batch[nb++] = (struct samples_agg){ .a = f.offset, .obj = f.obj,
+							    .kind = K_IP };
 		else if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			batch[nb++] = (struct samples_agg){ f.offset,
-				i > 1 ? prev.offset - 1 : prev.offset, 0,
-				f.obj, prev.obj, K_EDGE };
+			batch[nb++] = (struct samples_agg){ .a = f.offset,
+				.b = i > 1 ? prev.offset - 1 : prev.offset,
+				.obj = f.obj, .obj2 = prev.obj, .kind = K_EDGE };
 		else
 			m->edges_unattr++;
 		if (whole && nf < RAW_STACK_DEPTH_MAX)	/* LBR samples need no frames */
@@ -371,14 +378,16 @@ void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
 		int tok = samples_resolve(m, key, to, &to_obj, &toff) == UNATTR_NONE;
 
 		if (fok && tok)
-			batch[nb++] = (struct samples_agg){ foff, toff, 0, fo, to_obj, K_BRANCH };
+			batch[nb++] = (struct samples_agg){ .a = foff, .b = toff, .obj = fo,
+							    .obj2 = to_obj, .kind = K_BRANCH };
 		else
 			m->branches_unattr++;
 		/* Both ends in one mapping: one object, and the same distance
 		 * in the file as in memory. */
 		if (i > 0 && ranges) {
 			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
-				batch[nb++] = (struct samples_agg){ toff, poff, 0, to_obj, 0, K_RANGE };
+				batch[nb++] = (struct samples_agg){ .a = toff, .b = poff, .obj = to_obj,
+								    .kind = K_RANGE };
 			else
 				m->ranges_unattr++;
 		}
@@ -528,6 +537,64 @@ void samples_init(struct samples *m, struct raw_profile *p, int no_local_files)
 	m->prof = p;
 	m->no_local_files = no_local_files;
 	maps_init(&m->maps, p);
+}
+
+void samples_worker(struct samples *w, const struct samples *main,
+		    struct raw_profile *stacks)
+{
+	*w = *main;
+	w->prof = stacks;
+	w->taken = w->lost_records = w->lost_samples = 0;
+	w->kernel = w->guest = w->no_user_stack = 0;
+	w->tmin = w->tmax = 0;
+	memset(w->unattr, 0, sizeof(w->unattr));
+	w->edges_unattr = w->branches_unattr = w->ranges_unattr = 0;
+	w->agg = NULL;
+	w->nagg = w->cap_agg = 0;
+}
+
+void samples_worker_free(struct samples *w)
+{
+	free(w->agg);
+	w->agg = NULL;
+}
+
+void samples_merge(struct samples *dst, const struct samples *w)
+{
+	const struct raw_stacks *st = &w->prof->stacks;
+
+	dst->taken += w->taken;
+	dst->kernel += w->kernel;
+	dst->guest += w->guest;
+	dst->no_user_stack += w->no_user_stack;
+	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
+	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
+		dst->tmin = w->tmin;
+	if (w->tmax > dst->tmax)
+		dst->tmax = w->tmax;
+	for (int r = 0; r < UNATTR_MAX; r++)
+		dst->unattr[r] += w->unattr[r];
+	dst->edges_unattr += w->edges_unattr;
+	dst->branches_unattr += w->branches_unattr;
+	dst->ranges_unattr += w->ranges_unattr;
+	for (size_t i = 0; i < w->cap_agg; i++) {
+		const struct samples_agg *e = &w->agg[i];
+		struct samples_agg *s;
+
+		if (!e->kind)
+			continue;
+		agg_reserve(dst, 1);
+		s = agg_slot(dst->agg, dst->cap_agg, e);
+		if (!s->kind) {
+			*s = *e;
+			dst->nagg++;
+		} else {
+			s->count += e->count;
+		}
+	}
+	for (size_t i = 0; i < st->n; i++)
+		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
+			      st->v[i].count);
 }
 
 void samples_free(struct samples *m)

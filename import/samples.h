@@ -99,6 +99,21 @@ struct samples {
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
 void samples_free(struct samples *s);
 
+/* ---- several threads (import/perfdata_jobs.c) ---- */
+
+/* w: another thread's samples of the same import as main, into tables and
+ * counters of its own, its stacks into stacks (an empty profile, the
+ * caller's).  It reads main's address spaces, which the caller copies in
+ * again (maps, keys, cap_keys) whenever they may have changed, and which
+ * nobody changes while w adds samples up (maps_index()).  Freed with
+ * samples_worker_free(), not samples_free(). */
+void samples_worker(struct samples *w, const struct samples *main,
+		    struct raw_profile *stacks);
+void samples_worker_free(struct samples *w);
+/* Add what w counted (its aggregated samples, stacks, counters) to dst:
+ * the profile is then that of one thread that added up both. */
+void samples_merge(struct samples *dst, const struct samples *w);
+
 /* ---- address spaces ---- */
 
 /* The key of pid's address space (the maptable's process), or 0 if pid

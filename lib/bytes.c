@@ -51,6 +51,7 @@ void rb_init(struct rbuf *r, const uint8_t *buf, size_t len, const char *name)
 	r->pos = 0;
 	r->name = name;
 	r->failed = 0;
+	r->quiet = 0;
 }
 
 int rb_fail(struct rbuf *r, const char *fmt, ...)
@@ -61,6 +62,8 @@ int rb_fail(struct rbuf *r, const char *fmt, ...)
 	if (r->failed)
 		return -1;
 	r->failed = 1;
+	if (r->quiet)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

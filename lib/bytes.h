@@ -29,6 +29,7 @@ struct rbuf {
 	size_t len, pos;
 	const char *name;	/* file name for messages */
 	int failed;
+	int quiet;	/* rb_fail() prints nothing (rb_init: 0) */
 };
 
 void rb_init(struct rbuf *r, const uint8_t *buf, size_t len, const char *name);

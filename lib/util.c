@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +65,21 @@ void *xcalloc(size_t n, size_t size)
 
 	if (!p)
 		die(1, "out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *xmalloc_huge(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t whole = (n + huge - 1) & ~(huge - 1);
+	void *p;
+
+	if (n < huge)
+		return xmalloc(n);
+	p = aligned_alloc(huge, whole);
+	if (!p)
+		die(1, "out of memory (%zu bytes)", n);
+	madvise(p, whole, MADV_HUGEPAGE);
 	return p;
 }
 

@@ -28,6 +28,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* n bytes (uninitialized) for a large buffer or table touched all over:
+ * from 2 MiB on, in 2 MiB pages where the kernel gives them
+ * (MADV_HUGEPAGE), which a first touch and the TLB pay for once per 2 MiB
+ * instead of per 4 KiB.  Freed with free(). */
+void *xmalloc_huge(size_t n);
 /* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t elem);
 

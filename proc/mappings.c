@@ -38,14 +38,24 @@ struct proc {
 	size_t n, cap;
 	struct seg *segs;
 	size_t nsegs, cap_segs, nindexed;
-	/* The last answer: addresses [hit.start, hit.end) resolve to
-	 * maps[hit.map] while n is hit_n (samples come in runs). */
-	struct seg hit;
-	size_t hit_n;
 	struct proc *next;
 };
 
 #define UNINDEXED_MAX 16
+
+/* The last answers of this thread, by pid: addresses [hit.start,
+ * hit.end) of pid in the maptable numbered gen resolve to mapping
+ * hit.map while the process has n mappings (samples come in runs).  One
+ * set a thread, so that threads may resolve at once (maps_index). */
+#define HITS 64
+struct hit {
+	uint64_t gen;	/* 0: none */
+	pid_t pid;
+	size_t n;
+	struct seg seg;
+};
+static _Thread_local struct hit hits[HITS];
+static _Atomic uint64_t maptables;	/* maptable numbers handed out */
 
 struct idcache {
 	uint64_t dev, ino;
@@ -56,6 +66,7 @@ void maps_init(struct maptable *t, struct raw_profile *prof)
 {
 	memset(t, 0, sizeof(*t));
 	t->prof = prof;
+	t->gen = ++maptables;
 }
 
 void maps_free(struct maptable *t)
@@ -311,7 +322,8 @@ static int shadowed(const struct proc *p, size_t from, uint64_t start, uint64_t 
  * first (a later mmap over the same range replaced it), then the index.
  * The hit is remembered for the addresses around addr that no newer
  * mapping overlaps, where the answer is the same. */
-static const struct mapping *find_mapping(struct proc *p, uint64_t addr)
+static const struct mapping *find_mapping(const struct proc *p, uint64_t addr,
+					  struct hit *h)
 {
 	struct seg hit;
 	size_t lo = 0, hi = p->nsegs;
@@ -323,7 +335,7 @@ static const struct mapping *find_mapping(struct proc *p, uint64_t addr)
 			continue;
 		hit = (struct seg){ m->start, m->end, (uint32_t)i };
 		if (!shadowed(p, i + 1, hit.start, hit.end))
-			p->hit = hit, p->hit_n = p->n;
+			h->seg = hit, h->n = p->n;
 		return m;
 	}
 	while (lo < hi) {	/* first segment ending after addr */
@@ -338,24 +350,35 @@ static const struct mapping *find_mapping(struct proc *p, uint64_t addr)
 		return NULL;
 	hit = p->segs[lo];
 	if (!shadowed(p, p->nindexed, hit.start, hit.end))
-		p->hit = hit, p->hit_n = p->n;
+		h->seg = hit, h->n = p->n;
 	return &p->maps[hit.map];
+}
+
+void maps_index(struct maptable *t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(t->bucket); i++)
+		for (struct proc *p = t->bucket[i]; p; p = p->next)
+			if (p->n - p->nindexed > UNINDEXED_MAX)
+				build_index(p);
 }
 
 enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 				uint64_t addr, uint32_t *obj, uint64_t *off)
 {
 	struct proc *p = find_proc(t, pid);
+	struct hit *h = &hits[(uint32_t)pid % HITS];
 	const struct mapping *m = NULL;
 
 	if (!p)
 		return UNATTR_NO_MAPPING;
-	if (p->hit_n == p->n && addr >= p->hit.start && addr < p->hit.end) {
-		m = &p->maps[p->hit.map];
+	if (h->gen == t->gen && h->pid == pid && h->n == p->n &&
+	    addr >= h->seg.start && addr < h->seg.end) {
+		m = &p->maps[h->seg.map];
 	} else {
 		if (p->n - p->nindexed > UNINDEXED_MAX)
 			build_index(p);
-		m = find_mapping(p, addr);
+		*h = (struct hit){ t->gen, pid, SIZE_MAX, { 0, 0, 0 } };
+		m = find_mapping(p, addr, h);
 	}
 	if (!m)
 		return UNATTR_NO_MAPPING;

@@ -38,6 +38,7 @@ struct maptable {
 	/* Build-IDs read from files, by (device, inode). */
 	struct idcache *ids;
 	size_t nids, cap_ids;
+	uint64_t gen;	/* tells maptables apart in maps_resolve's cache */
 };
 
 void maps_init(struct maptable *t, struct raw_profile *prof);
@@ -62,8 +63,15 @@ void maps_fork(struct maptable *t, pid_t parent, pid_t child);
  * Returns 0, or -1 if the process is gone. */
 int maps_scan_proc(struct maptable *t, pid_t pid);
 
+/* Index the mappings of every process now rather than at the next
+ * maps_resolve(): until the next maps_add() or maps_fork(), maps_resolve()
+ * then writes nothing that threads share, and several threads may call it
+ * at once. */
+void maps_index(struct maptable *t);
+
 /* Runtime address -> (object index, file offset).  Returns UNATTR_NONE on
- * success or the reason it failed. */
+ * success or the reason it failed.  Its cache of last answers is the
+ * calling thread's own. */
 enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 				uint64_t addr, uint32_t *obj, uint64_t *off);
 
