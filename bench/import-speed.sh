@@ -35,7 +35,8 @@ USAGE
 }
 
 N=1000000 BIGN=10000000 RUNS=5 OLD= KEEP=0
-BIGBIN=/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so
+DEFAULT_BIGBIN=/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so
+BIGBIN=$DEFAULT_BIGBIN
 HERE=$(cd "$(dirname "$0")" && pwd) REPO=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 OUT=$REPO/bench/results/import-speed.md
@@ -48,7 +49,13 @@ while getopts n:N:r:b:P:ko:h o; do
 done
 die() { echo "import-speed: $*" >&2; exit 1; }
 [ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install time)"
-[ -r "$BIGBIN" ] || die "$BIGBIN missing: give a large binary with a symbol table (-b)"
+# The default large binary is a Debian package's: installed when missing.
+if [ ! -r "$BIGBIN" ] && [ "$BIGBIN" = "$DEFAULT_BIGBIN" ] && [ "$(id -u)" = 0 ]; then
+    echo "import-speed: installing openjdk-17-jre-headless for $BIGBIN" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        openjdk-17-jre-headless >/dev/null || true
+fi
+[ -r "$BIGBIN" ] || die "$BIGBIN missing: give a large binary with a symbol table (-b), or install openjdk-17-jre-headless"
 [ -z "$OLD" ] || [ -x "$OLD" ] || die "$OLD is not executable"
 W=$REPO/bench/work/imp
 mkdir -p "$W"
