@@ -4,16 +4,41 @@
  * Aggregating here keeps the data copied to user space proportional to the
  * number of distinct stacks, not to the number of samples.
  * For DWARF call graphs (on_stack_sample) nothing can be aggregated: the
- * registers and the top of the user stack go to user space per sample. */
-#include "vmlinux.h"
+ * registers and the top of the user stack go to user space per sample.
+ *
+ * No kernel-internal type is read through BTF (CO-RE): with any CO-RE
+ * relocation, or a tp_btf program, libbpf parses the kernel's whole BTF
+ * before loading, which took most of pgoprof-record's start-up
+ * (bench/results/collector-startup.md).  The perf-event context is UAPI
+ * (linux/bpf_perf_event.h), the saved user registers are the UAPI struct
+ * pt_regs, the fork hook is a raw tracepoint that needs no field of a
+ * task, and the one kernel structure read, the head of vm_area_struct, is
+ * checked on every use (vma_end). */
+#include <stdbool.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "record.h"
 
 #define EFAULT 14
 #define EBUSY 16
+/* include/uapi/linux/sched.h: the new task joins its parent's process. */
+#define CLONE_THREAD 0x00010000
 
-/* Set before load: only count processes in "targets" (record -p/COMMAND). */
+/* The head of the kernel's struct vm_area_struct (include/linux/mm_types.h):
+ * vm_start and vm_end have been its first two words since long before
+ * bpf_find_vma (5.17).  A kernel that lays it out otherwise
+ * (CONFIG_RANDSTRUCT) is caught in vma_end: sp is not in [vm_start,
+ * vm_end), and the copy is made page by page instead. */
+struct vm_area_struct {
+	__u64 vm_start;
+	__u64 vm_end;
+};
+
 const volatile bool filter_pid = false;
 /* pgoprof-record itself, never profiled (it would be with -a). */
 const volatile __u32 self_pid = 0;
@@ -24,6 +49,8 @@ const volatile __u32 self_pid = 0;
 const volatile __u32 stack_size = 8192;
 const volatile bool with_fp_chain = false;
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* The same for the fp_stacks ring (a quarter of it). */
+const volatile __u64 fp_wakeup_bytes = 1 << 18;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -32,6 +59,49 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* Children of targets that have not been sampled yet, by task (the
+ * task_struct's address, as bpf_get_current_task() gives it): on_newtask
+ * cannot read a new task's process ID without kernel types, but a sample
+ * of it, or its own first fork, can (target_pid).  An entry goes when the
+ * process is promoted to targets or the task exits, so that an address
+ * is never taken for a later task's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} new_tasks SEC(".maps");
+
+/* fp stacks (Linux 6.1 and later, bpf/record.h struct fp_key): counts by
+ * (process, hash of the frames), allocated as keys come; max_entries is
+ * set by the collector from --mem-budget or --max-stacks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 131072);
+	__type(key, struct fp_key);
+	__type(value, struct fp_val);
+} fp_counts SEC(".maps");
+
+/* Each new stack's frames, once (struct fp_stack_rec); resized by the
+ * collector. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} fp_stacks SEC(".maps");
+
+/* The stack under construction: too big for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_stack_rec);
+} fp_scratch SEC(".maps");
+
+/* Kernels before 6.1 refuse a map that is not preallocated in a
+ * perf_event program: there the stacks go to the kernel's stack map
+ * (preallocated whole at creation: slow to start) and are counted in
+ * counts (on_sample_legacy). */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
@@ -141,6 +211,37 @@ static __always_inline int count_in(void *map, void *key)
 	return 0;
 }
 
+/* Whether the current process is a target: in targets, or a child of one
+ * not yet seen (new_tasks), which is then moved to targets.  A thread of
+ * such a child is always made by the child's first task or by a thread
+ * made after it, and that fork went through here (on_newtask): so the
+ * child is in targets before any thread of it but the first runs. */
+static __always_inline int is_target(__u32 pid)
+{
+	__u64 task = bpf_get_current_task();
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&targets, &pid))
+		return 1;
+	if (!bpf_map_lookup_elem(&new_tasks, &task))
+		return 0;
+	if (bpf_map_update_elem(&targets, &pid, &one, BPF_ANY))
+		stat_inc(STAT_FORK_MISSED);
+	bpf_map_delete_elem(&new_tasks, &task);
+	return 1;
+}
+
+/* The time of this CPU's first sample of a target (-v: the first sample
+ * after the command's start).  Per CPU: no two programs share the slot. */
+static __always_inline void note_first(void)
+{
+	__u32 k = STAT_FIRST_NS;
+	__u64 *v = bpf_map_lookup_elem(&stats, &k);
+
+	if (v && !*v)
+		*v = bpf_ktime_get_ns();
+}
+
 /* The process of the sample if it is to be profiled, else 0. */
 static __always_inline __u32 target_pid(void)
 {
@@ -148,14 +249,91 @@ static __always_inline __u32 target_pid(void)
 
 	if (pid == 0 || pid == self_pid)	/* idle task, or us */
 		return 0;
-	if (filter_pid && !bpf_map_lookup_elem(&targets, &pid))
+	if (filter_pid && !is_target(pid))
 		return 0;
+	note_first();
 	return pid;
 }
 
-/* The user stack by frame pointers, counted per (process, stack). */
+/* One sample of stack r (pid, n frames) counted in fp_counts; a new
+ * stack's frames sent to fp_stacks.  A key is never deleted, so a stack's
+ * frames are sent at most once.  When the ring is full the key stays: its
+ * samples are counted, and the collector counts them lost for want of
+ * frames (lost.stack_frames), all of them, so none is lost quietly. */
+static __always_inline void count_frames(struct fp_stack_rec *r)
+{
+	struct fp_key key = {};
+	struct fp_val first = { .count = 1 }, *v;
+	__u32 n = r->n;
+	__u64 check;
+
+	if (n > MAX_STACK_DEPTH)
+		n = MAX_STACK_DEPTH;
+	key.pid = r->pid;
+	key.hash = fp_hash(r->ips, n, &check);
+	v = bpf_map_lookup_elem(&fp_counts, &key);
+	if (!v) {
+		first.check = check;
+		if (!bpf_map_update_elem(&fp_counts, &key, &first, BPF_NOEXIST)) {
+			r->n = n;
+			r->hash = key.hash;
+			__u64 wake = bpf_ringbuf_query(&fp_stacks, BPF_RB_AVAIL_DATA) >
+				     fp_wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+
+			if (bpf_ringbuf_output(&fp_stacks, r, 16 + n * 8, wake))
+				stat_inc(STAT_FRAMES_UNSENT);
+			return;
+		}
+		/* Another CPU made it meanwhile, or the map is full. */
+		v = bpf_map_lookup_elem(&fp_counts, &key);
+		if (!v) {
+			stat_inc(STAT_COUNTS_FULL);
+			return;
+		}
+	}
+	if (v->check != check) {
+		stat_inc(STAT_STACK_HASH);
+		return;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+}
+
+/* The user stack by frame pointers, counted per (process, stack) in
+ * fp_counts.  Returns -1 for a sample in the kernel, else 0. */
 static __always_inline int count_stack(struct bpf_perf_event_data *ctx,
 				       __u32 pid)
+{
+	__u32 zero = 0;
+	struct fp_stack_rec *r;
+	long n;
+
+	stat_inc(STAT_SAMPLES);
+	/* Kernel addresses have the top bit set on x86-64 and arm64. */
+	if ((__s64)PT_REGS_IP(&ctx->regs) < 0) {
+		stat_inc(STAT_KERNEL);
+		return -1;
+	}
+	r = bpf_map_lookup_elem(&fp_scratch, &zero);
+	if (!r)
+		return 0;
+	/* The same walk as bpf_get_stackid's (kernel/bpf/stackmap.c: both
+	 * get_perf_callchain, user, no skip); no frame reads as -EFAULT
+	 * there and 0 here. */
+	n = bpf_get_stack(ctx, r->ips, sizeof(r->ips), BPF_F_USER_STACK);
+	if (n <= 0) {
+		stat_inc(n == 0 || n == -EFAULT ? STAT_NO_USER_STACK
+						: STAT_STACK_LOST);
+		return 0;
+	}
+	r->pid = pid;
+	r->n = (__u32)n / 8;
+	count_frames(r);
+	return 0;
+}
+
+/* As count_stack, through the kernel's stack map (kernels before 6.1). */
+static __always_inline int count_stack_legacy(struct bpf_perf_event_data *ctx,
+					      __u32 pid)
 {
 	struct sample_key key = {};
 
@@ -184,6 +362,34 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	if (pid)
 		count_stack(ctx, pid);
+	return 0;
+}
+
+SEC("perf_event")
+int on_sample_legacy(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = target_pid();
+
+	if (pid)
+		count_stack_legacy(ctx, pid);
+	return 0;
+}
+
+/* For tests only (tests/fpcount): count_frames() on the stack user space
+ * gives in the context, run by BPF_PROG_TEST_RUN. */
+SEC("?syscall")
+int fp_count_test(struct fp_count_ctx *ctx)
+{
+	__u32 zero = 0;
+	struct fp_stack_rec *r = bpf_map_lookup_elem(&fp_scratch, &zero);
+
+	if (!r)
+		return 1;
+	/* Word by word: clang does not inline a memcpy this long. */
+#pragma unroll
+	for (int i = 0; i < (int)(sizeof(*r) / 8); i++)
+		((__u64 *)r)[i] = ((const __u64 *)&ctx->r)[i];
+	count_frames(r);
 	return 0;
 }
 
@@ -235,16 +441,17 @@ static __always_inline void fold_branches(const struct lbr_buf *buf, int n,
 }
 
 /* Branch-record mode: the stack as above, and the sample's branch records
- * folded by fold_branches(). */
-SEC("perf_event")
-int on_lbr_sample(struct bpf_perf_event_data *ctx)
+ * folded by fold_branches().  legacy: the stack by count_stack_legacy (a
+ * constant: each program references the maps of one way only). */
+static __always_inline int lbr_sample(struct bpf_perf_event_data *ctx,
+				      bool legacy)
 {
 	__u32 pid = target_pid(), zero = 0;
 	struct lbr_buf *buf;
 	long size;
 	int n;
 
-	if (!pid || count_stack(ctx, pid))
+	if (!pid || (legacy ? count_stack_legacy(ctx, pid) : count_stack(ctx, pid)))
 		return 0;
 	buf = bpf_map_lookup_elem(&lbr_scratch, &zero);
 	if (!buf)
@@ -262,6 +469,18 @@ int on_lbr_sample(struct bpf_perf_event_data *ctx)
 	n = size / sizeof(struct perf_branch_entry);
 	fold_branches(buf, n, pid);
 	return 0;
+}
+
+SEC("perf_event")
+int on_lbr_sample(struct bpf_perf_event_data *ctx)
+{
+	return lbr_sample(ctx, false);
+}
+
+SEC("perf_event")
+int on_lbr_sample_legacy(struct bpf_perf_event_data *ctx)
+{
+	return lbr_sample(ctx, true);
 }
 
 /* For tests only (tests/lbrfold): fold_branches() on the records user
@@ -285,10 +504,15 @@ int lbr_fold_test(struct lbr_fold_ctx *ctx)
 	return 0;
 }
 
+/* bpf_find_vma's callback: the end of the mapping that holds sp (*arg,
+ * replaced by the end), or 0 when the head of vm_area_struct is not
+ * vm_start, vm_end (see its definition above). */
 static long vma_end(struct task_struct *task, struct vm_area_struct *vma,
-		    void *end)
+		    void *arg)
 {
-	*(__u64 *)end = vma->vm_end;
+	__u64 *sp_end = arg, start = vma->vm_start, end = vma->vm_end;
+
+	*sp_end = start <= *sp_end && *sp_end < end ? end : 0;
 	return 0;
 }
 
@@ -297,9 +521,13 @@ static long vma_end(struct task_struct *task, struct vm_area_struct *vma,
  * fail as a whole.  0 (counted as failed) when sp is in no mapping. */
 static __always_inline __u32 copy_size(__u64 sp, __u32 *flags)
 {
-	__u64 end = 0;
+	__u64 end = sp;
 	long e = bpf_find_vma(bpf_get_current_task_btf(), sp, vma_end, &end, 0);
 
+	if (!e && !end) {	/* not the layout vma_end knows */
+		stat_inc(STAT_VMA_LAYOUT);
+		return stack_size;	/* copy_pages() stops where it must */
+	}
 	if (e == -EBUSY) {	/* mmap lock taken: only sp's own page is sure */
 		end = (sp | 4095) + 1;
 		if (end - sp < stack_size)
@@ -343,14 +571,14 @@ static __always_inline __u32 copy_pages(__u8 *dst, __u64 sp, __u64 size)
 static __always_inline void fill_regs(struct stack_rec *h,
 				      struct bpf_perf_event_data *ctx)
 {
-	h->regs[0] = ctx->regs.ax;
-	h->regs[1] = ctx->regs.dx;
-	h->regs[2] = ctx->regs.cx;
-	h->regs[3] = ctx->regs.bx;
-	h->regs[4] = ctx->regs.si;
-	h->regs[5] = ctx->regs.di;
-	h->regs[6] = ctx->regs.bp;
-	h->regs[7] = ctx->regs.sp;
+	h->regs[0] = ctx->regs.rax;
+	h->regs[1] = ctx->regs.rdx;
+	h->regs[2] = ctx->regs.rcx;
+	h->regs[3] = ctx->regs.rbx;
+	h->regs[4] = ctx->regs.rsi;
+	h->regs[5] = ctx->regs.rdi;
+	h->regs[6] = ctx->regs.rbp;
+	h->regs[7] = ctx->regs.rsp;
 	h->regs[8] = ctx->regs.r8;
 	h->regs[9] = ctx->regs.r9;
 	h->regs[10] = ctx->regs.r10;
@@ -359,7 +587,7 @@ static __always_inline void fill_regs(struct stack_rec *h,
 	h->regs[13] = ctx->regs.r13;
 	h->regs[14] = ctx->regs.r14;
 	h->regs[15] = ctx->regs.r15;
-	h->regs[16] = ctx->regs.ip;
+	h->regs[16] = ctx->regs.rip;
 }
 
 /* The task's user registers, as saved on entry to the kernel. */
@@ -369,14 +597,14 @@ static __always_inline int fill_task_regs(struct stack_rec *h)
 
 	if (!r)
 		return -1;
-	h->regs[0] = r->ax;
-	h->regs[1] = r->dx;
-	h->regs[2] = r->cx;
-	h->regs[3] = r->bx;
-	h->regs[4] = r->si;
-	h->regs[5] = r->di;
-	h->regs[6] = r->bp;
-	h->regs[7] = r->sp;
+	h->regs[0] = r->rax;
+	h->regs[1] = r->rdx;
+	h->regs[2] = r->rcx;
+	h->regs[3] = r->rbx;
+	h->regs[4] = r->rsi;
+	h->regs[5] = r->rdi;
+	h->regs[6] = r->rbp;
+	h->regs[7] = r->rsp;
 	h->regs[8] = r->r8;
 	h->regs[9] = r->r9;
 	h->regs[10] = r->r10;
@@ -385,7 +613,7 @@ static __always_inline int fill_task_regs(struct stack_rec *h)
 	h->regs[13] = r->r13;
 	h->regs[14] = r->r14;
 	h->regs[15] = r->r15;
-	h->regs[16] = r->ip;
+	h->regs[16] = r->rip;
 	/* A kernel thread has no user registers. */
 	return h->regs[16] && (__s64)h->regs[16] > 0 ? 0 : -1;
 }
@@ -456,15 +684,34 @@ int on_stack_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* Follow the children of target processes (a shell script, make, ...). */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+/* Follow the children of target processes (a shell script, make, ...):
+ * trace_task_newtask(task, clone_flags) (kernel/fork.c copy_process, in
+ * the parent, once the child can no longer fail) marks a new process of a
+ * target in new_tasks, by its task; is_target() takes it from there.  A
+ * new thread needs nothing: its process is the parent's. */
+SEC("raw_tp/task_newtask")
+int on_newtask(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u64 task = ctx->args[0], flags = ctx->args[1];
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	__u8 one = 1;
 
-	if (filter_pid && bpf_map_lookup_elem(&targets, &ppid))
-		bpf_map_update_elem(&targets, &cpid, &one, BPF_ANY);
+	if (!filter_pid || (flags & CLONE_THREAD) || !is_target(pid))
+		return 0;
+	if (bpf_map_update_elem(&new_tasks, &task, &one, BPF_ANY))
+		stat_inc(STAT_FORK_MISSED);
+	return 0;
+}
+
+/* A task that ends before it was sampled or forked leaves new_tasks, so
+ * that its address is not taken for a later task's. */
+SEC("raw_tp/sched_process_exit")
+int on_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 task = bpf_get_current_task();
+
+	if (filter_pid)
+		bpf_map_delete_elem(&new_tasks, &task);
 	return 0;
 }
 

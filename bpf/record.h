@@ -25,6 +25,19 @@ enum record_stat {
 	STAT_RINGBUF_LOST_KERNEL, /* as STAT_RINGBUF_LOST, of a sample in the
 				   * kernel: counted in STAT_KERNEL already,
 				   * only its call edges are lost */
+	STAT_STACK_HASH,	/* fp stack lost: another stack of the process
+				 * has the same 64-bit hash (fp_counts) */
+	STAT_FRAMES_UNSENT,	/* a new fp stack's frames did not fit the
+				 * fp_stacks ring: its samples are counted
+				 * lost by the collector (lost.stack_frames) */
+	STAT_FORK_MISSED,	/* a child of a target could not be added to
+				 * new_tasks (map full): it is not sampled */
+	STAT_VMA_LAYOUT,	/* bpf_find_vma gave a mapping that does not
+				 * hold sp: the kernel's vm_area_struct does
+				 * not start with vm_start, vm_end (the copy
+				 * is made page by page) */
+	STAT_FIRST_NS,		/* not a sum: bpf_ktime_get_ns() of the CPU's
+				 * first sample of a target, 0 if none */
 	STAT_MAX,
 };
 
@@ -64,6 +77,71 @@ struct lbr_key {
 struct sample_key {
 	__u32 pid;
 	__s32 user_stack_id;
+};
+
+/* Frame-pointer stacks (Linux 6.1 and later): each distinct stack of a
+ * process is counted under a 64-bit hash of its frames in the fp_counts
+ * map, which the kernel allocates as keys come (BPF_F_NO_PREALLOC), and
+ * its frames go to user space once, through the fp_stacks ring, when its
+ * key is made.  A second, independent hash kept with the count tells a
+ * different stack with the same key apart (STAT_STACK_HASH). */
+struct fp_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 hash;
+};
+
+struct fp_val {
+	__u64 count;
+	__u64 check;	/* the second hash */
+};
+
+/* A stack as sent through fp_stacks: this header and n frames (n * 8
+ * bytes; the record is cut there). */
+struct fp_stack_rec {
+	__u32 pid;
+	__u32 n;
+	__u64 hash;
+	__u64 ips[MAX_STACK_DEPTH];
+};
+
+/* splitmix64's finalizer: every input bit reaches every output bit. */
+static inline __u64 fp_fin(__u64 x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* The two hashes of frames ips[0..n) (n <= MAX_STACK_DEPTH): the key's
+ * (returned) and the check (*check).  The same code runs in the BPF
+ * program and in the collector, which recomputes it for every stack it
+ * receives.  Two multiply-rotate chains with other constants, each
+ * finalized: a stack that collides in both is about 2^-64 as likely as in
+ * one. */
+static inline __u64 fp_hash(const __u64 *ips, __u32 n, __u64 *check)
+{
+	__u64 a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full + n;
+
+	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
+		if (i >= (int)n)
+			break;
+		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
+		a = (a << 29) | (a >> 35);
+		b = (b + ips[i]) * 0xc4ceb9fe1a85ec53ull;
+		b ^= b >> 32;
+	}
+	*check = fp_fin(b);
+	return fp_fin(a);
+}
+
+/* The context of the test program fp_count_test (bpf/record.bpf.c): one
+ * sample's stack, counted as on_sample counts it. */
+struct fp_count_ctx {
+	struct fp_stack_rec r;
 };
 
 /* DWARF call graphs: each sample's user registers and the top of its user

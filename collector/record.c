@@ -9,6 +9,7 @@
 #include "../bpf/record.h"
 #include "record.skel.h"
 #include "dwarfcg.h"
+#include "fpstacks.h"
 #include "lbrcollect.h"
 #include "../proc/mappings.h"
 #include "outwriter.h"
@@ -28,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -56,11 +56,22 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_ONLY 260
 #define OPT_STRIP_PATHS 261
 #define OPT_MEM_BUDGET 262
-/* DWARF stacks: what the collector's memory that grows with the samples
- * (the ring buffer, twice as mapped, the unwind queue, the stack table)
- * may take by default, and at least (docs/man/pgoprof-record.1). */
+#define OPT_FP_STACK_MAP 263
+/* What the memory that grows with the samples may take by default, and at
+ * least (docs/man/pgoprof-record.1).  DWARF stacks: the ring buffer (twice,
+ * as mapped), the unwind queue, the stack table.  fp stacks: the kernel's
+ * fp_counts map, the fp_stacks ring (twice) and the table of frames. */
 #define MEM_BUDGET_DEFAULT (64ull << 20)
 #define MEM_BUDGET_MIN (64ull << 10)
+/* fp stacks: what one fp_counts entry takes in the kernel, at most: the
+ * element (struct htab_elem, key, value: 72 bytes) in bpf_mem_alloc's
+ * 96- or 128-byte class, and two bucket heads (16 bytes each; the buckets
+ * are max_entries rounded up to a power of two) (kernel/bpf/hashtab.c). */
+#define FP_ENTRY_BYTES 160
+/* and its entries by default, at most: the old counts map's.  The kernel
+ * allocates max_entries rounded up to a power of two bucket heads when it
+ * creates the map; at 2^18 that took 40 ms here, at 2^17 7 ms. */
+#define FP_ENTRIES_DEFAULT 131072
 /* Above this share of samples lost, the summary warns (as convert does). */
 #define LOST_WARN_PERCENT 1.0
 /* Up to this rate (Hz) any machine keeps sampling's cost small; above it
@@ -85,15 +96,17 @@ struct options {
 	int quiet;
 	enum call_graph call_graph;
 	unsigned stack_size;	/* bytes of user stack copied (dwarf, auto) */
-	uint32_t max_stacks;	/* --max-stacks: stack/counts map entries, 0 = default */
+	uint32_t max_stacks;	/* --max-stacks: fp counts entries, 0 = from the budget */
 	uint32_t ring_size;	/* --ring-size: bytes, 0 = from -F and the CPUs */
-	uint64_t mem_budget;	/* --mem-budget: bytes (DWARF stacks) */
+	uint64_t mem_budget;	/* --mem-budget: bytes */
 	int freq_given;		/* -F was on the command line */
 	int children;		/* --children: -p's descendants too */
 	char **only;		/* --only: the objects to keep (none: all) */
 	int nonly;
 	int strip_paths;	/* --strip-paths */
-	int verbose;		/* -v: the start-up and teardown phases */
+	int fp_stack_map;	/* --fp-stack-map: as kernels before 6.1 must */
+	int verbose;		/* -v: the start-up and teardown phases; -vv:
+				 * and libbpf's own lines */
 };
 
 /* The user who ran us through sudo (SUDO_UID/SUDO_GID, honoured only when
@@ -149,18 +162,25 @@ static void usage(FILE *f)
 "  --ring-size BYTES    DWARF stacks: the ring buffer (a power of two,\n"
 "                       e.g. 8M; default from -F and the CPUs, within an\n"
 "                       eighth of --mem-budget)\n"
-"  --mem-budget BYTES   DWARF stacks: memory for the ring buffer (counted\n"
-"                       twice: it is mapped twice), the stacks waiting to\n"
-"                       be unwound and the unwound stacks (default 64M);\n"
-"                       samples over it are dropped and counted\n"
-"  --max-stacks N       fp stacks: entries of the kernel's stack maps\n"
+"  --mem-budget BYTES   memory for the samples (default 64M): DWARF\n"
+"                       stacks: the ring buffer (counted twice: it is\n"
+"                       mapped twice), the stacks waiting to be unwound\n"
+"                       and the unwound stacks; fp stacks: the kernel's\n"
+"                       map of counts, the ring of new stacks (twice) and\n"
+"                       their frames; samples over it are dropped and\n"
+"                       counted\n"
+"  --max-stacks N       fp stacks: entries of the kernel's map of counts\n"
+"                       (default: from --mem-budget, at most 131072)\n"
+"  --fp-stack-map       fp stacks through the kernel's stack map, as on\n"
+"                       kernels before 6.1 (preallocated: a slower start)\n"
 "  --only BINARY|ID     keep only the samples of this binary (its path\n"
 "                       as mapped) or build-ID (8+ hex digits); repeat\n"
 "                       for more; the others are counted, not kept\n"
 "  --strip-paths        write no paths or command line; build-IDs stay\n"
 "  -q, --quiet          print only errors\n"
 "  -v, --verbose        say how long each start-up and teardown phase\n"
-"                       took (milliseconds since pgoprof-record started)\n"
+"                       took (milliseconds since pgoprof-record started);\n"
+"                       twice: libbpf's messages too\n"
 "  -h, --help           this text\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
@@ -244,6 +264,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 		{ "mem-budget", required_argument, NULL, OPT_MEM_BUDGET },
+		{ "fp-stack-map", no_argument, NULL, OPT_FP_STACK_MAP },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
@@ -296,7 +317,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->quiet = 1;
 			break;
 		case 'v':
-			o->verbose = 1;
+			o->verbose++;
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -329,6 +350,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->ring_size = (uint32_t)n;
 			break;
 		}
+		case OPT_FP_STACK_MAP:
+			o->fp_stack_map = 1;
+			break;
 		case OPT_MEM_BUDGET:
 			o->mem_budget = parse_bytes(optarg);
 			if (o->mem_budget < MEM_BUDGET_MIN || o->mem_budget > (1ull << 40))
@@ -498,6 +522,12 @@ struct collector {
 	struct bpf_link **links;
 	struct sideband sb;
 	int use_cg;		/* stack records unwound in user space */
+	int legacy_fp;		/* fp stacks by the kernel's stack map (< 6.1) */
+	struct ring_buffer *fp_rb;	/* fp stacks: new stacks' frames */
+	struct fpstacks fps;
+	uint32_t fp_ring;	/* fp stacks: the fp_stacks ring's bytes */
+	uint32_t fp_entries;	/* and fp_counts' entries */
+	size_t fp_table;	/* and the frames' table's bytes at most */
 	struct ring_buffer *spill_rb;	/* LBR: branches/ranges over the maps */
 	struct lbr_spill *spilled;
 	size_t nspilled, cap_spilled;
@@ -529,6 +559,40 @@ static void phase(const struct collector *c, const char *what)
 	fprintf(stderr, "%s: %8.1f ms %s\n", progname,
 		(double)(t.tv_sec - c->tstart.tv_sec) * 1e3 +
 		(double)(t.tv_nsec - c->tstart.tv_nsec) / 1e6, what);
+}
+
+/* -v: when main() was entered, on the wall clock (the command's own
+ * clock in bench/collector-startup.sh), so that the time before it shows. */
+static void verbose_start(const struct collector *c)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	fprintf(stderr, "%s: %8.1f ms main() entered at %.6f (CLOCK_REALTIME)\n",
+		progname, (double)(mono.tv_sec - c->tstart.tv_sec) * 1e3 +
+		(double)(mono.tv_nsec - c->tstart.tv_nsec) / 1e6,
+		(double)real.tv_sec + real.tv_nsec / 1e9);
+}
+
+static void read_stats(struct collector *c, uint64_t sum[STAT_MAX]);
+
+/* -v: the first sample of a target, in ms since main() (the BPF
+ * program's bpf_ktime_get_ns() is CLOCK_MONOTONIC), or that none came. */
+static void verbose_first(struct collector *c)
+{
+	uint64_t sum[STAT_MAX];
+	double ms;
+
+	read_stats(c, sum);
+	if (!sum[STAT_FIRST_NS]) {
+		fprintf(stderr, "%s: no sample of the target\n", progname);
+		return;
+	}
+	ms = ((double)sum[STAT_FIRST_NS] - ((double)c->tstart.tv_sec * 1e9 +
+					    (double)c->tstart.tv_nsec)) / 1e6;
+	/* Not a phase line: it comes after later phases. */
+	fprintf(stderr, "%s: first sample of the target at %.1f ms\n", progname, ms);
 }
 
 /* --children: -p's descendants now; through sudo, the user's only (a
@@ -641,11 +705,15 @@ static void configure_cg(struct collector *c)
 static char libbpf_log[8192];
 static size_t libbpf_len;
 
+static int libbpf_verbose;	/* -vv: every libbpf line, on stderr */
+
 static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
 			    va_list ap)
 {
 	int n;
 
+	if (libbpf_verbose)
+		return vfprintf(stderr, fmt, ap);
 	if (level == LIBBPF_DEBUG || libbpf_len >= sizeof(libbpf_log) - 1)
 		return 0;
 	n = vsnprintf(libbpf_log + libbpf_len, sizeof(libbpf_log) - libbpf_len, fmt, ap);
@@ -654,6 +722,92 @@ static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt,
 	if (libbpf_len > sizeof(libbpf_log) - 1)
 		libbpf_len = sizeof(libbpf_log) - 1;
 	return 0;
+}
+
+/* The program attached to the sampling events. */
+static struct bpf_program *sampling_prog(const struct collector *c)
+{
+	struct record_bpf *s = c->skel;
+
+	if (c->mode == MODE_LBR)
+		return c->legacy_fp ? s->progs.on_lbr_sample_legacy : s->progs.on_lbr_sample;
+	if (c->use_cg)
+		return s->progs.on_stack_sample;
+	return c->legacy_fp ? s->progs.on_sample_legacy : s->progs.on_sample;
+}
+
+/* fp stacks: --mem-budget split into the fp_stacks ring (twice, as
+ * mapped), then half of the rest for fp_counts (FP_ENTRY_BYTES an entry,
+ * at most FP_ENTRIES_DEFAULT or --max-stacks entries: more is refused)
+ * and half for the table of frames.  The ring
+ * holds a quarter second of samples on every CPU should all be of new
+ * stacks (the collector reads it every SERVE_MS, or when a quarter full),
+ * within 256 KiB .. 64 MiB and an eighth of the budget. */
+static void split_fp_budget(struct collector *c)
+{
+	double hz = c->opt.period ? 1e9 / (double)c->opt.period : (double)c->opt.freq;
+	double want = hz * c->ncpus * sizeof(struct fp_stack_rec) / 4;
+	uint64_t rest, entries;
+	uint32_t size = 256u << 10;
+
+	while (size < want && size < (64u << 20))
+		size *= 2;
+	while (size > c->opt.mem_budget / 8 && size > (uint32_t)sysconf(_SC_PAGESIZE))
+		size /= 2;
+	c->fp_ring = size;
+	rest = c->opt.mem_budget - 2ull * size;
+	entries = rest / 2 / FP_ENTRY_BYTES;
+	if (c->opt.max_stacks > entries)
+		die(2, "--max-stacks %u: %u entries of %d bytes are over half of --mem-budget (%llu bytes) less the ring (2 x %u): give a bigger --mem-budget",
+		    c->opt.max_stacks, c->opt.max_stacks, FP_ENTRY_BYTES,
+		    (unsigned long long)c->opt.mem_budget, size);
+	c->fp_entries = c->opt.max_stacks ? c->opt.max_stacks :
+			entries > FP_ENTRIES_DEFAULT ? FP_ENTRIES_DEFAULT :
+			entries ? (uint32_t)entries : 1;
+	c->fp_table = (size_t)(rest / 2);
+}
+
+/* Only the sampling program that is used is loaded (tests/lbrfold loads
+ * them all, so that the verifier checks each on every test machine): the
+ * verifier took 20 ms for the others.  The stack maps of the way that is
+ * used are sized; the other's get one entry (or a page of ring).  Since
+ * Linux 6.1 the hash maps are not preallocated (creating them cost a page
+ * fault per page); kernels before (legacy_fp) refuse that in perf_event
+ * programs, and fp stacks go through the kernel's stack map there. */
+static void configure_fp(struct collector *c)
+{
+	struct record_bpf *s = c->skel;
+	int kernel_counts = !c->use_cg;	/* fp stacks, or LBR mode's */
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	struct bpf_program *used = sampling_prog(c);
+	struct bpf_program *all[] = { s->progs.on_sample, s->progs.on_sample_legacy,
+				      s->progs.on_lbr_sample, s->progs.on_lbr_sample_legacy,
+				      s->progs.on_stack_sample };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		bpf_program__set_autoload(all[i], all[i] == used);
+	if (!c->legacy_fp) {
+		bpf_map__set_map_flags(s->maps.targets, BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(s->maps.new_tasks, BPF_F_NO_PREALLOC);
+	}
+	if (kernel_counts && !c->legacy_fp) {
+		split_fp_budget(c);
+		bpf_map__set_max_entries(s->maps.fp_counts, c->fp_entries);
+		bpf_map__set_max_entries(s->maps.fp_stacks, c->fp_ring);
+		s->rodata->fp_wakeup_bytes = c->fp_ring / 4;
+	} else {
+		bpf_map__set_max_entries(s->maps.fp_counts, 1);
+		bpf_map__set_max_entries(s->maps.fp_stacks, page);
+	}
+	if (kernel_counts && c->legacy_fp) {
+		if (c->opt.max_stacks) {
+			bpf_map__set_max_entries(s->maps.stacks, c->opt.max_stacks);
+			bpf_map__set_max_entries(s->maps.counts, c->opt.max_stacks);
+		}
+	} else {
+		bpf_map__set_max_entries(s->maps.stacks, 1);
+		bpf_map__set_max_entries(s->maps.counts, 1);
+	}
 }
 
 /* The maps of the other modes are created with one entry: the kernel
@@ -671,65 +825,57 @@ static void shrink_unused(struct collector *c)
 		bpf_map__set_max_entries(s->maps.ranges, 1);
 		bpf_map__set_max_entries(s->maps.lbr_spill, (uint32_t)sysconf(_SC_PAGESIZE));
 	}
-	if (c->use_cg) {
-		bpf_map__set_max_entries(s->maps.stacks, 1);
-		bpf_map__set_max_entries(s->maps.counts, 1);
-	}
+	configure_fp(c);
 }
 
-/* libbpf parses the kernel's BTF (5.5 MB here) into memory it allocates
- * then, page by page: where a page fault is dear (about 40 us in a VM,
- * some 4,000 of them) that took most of the load.  So the heap is given
- * that memory up front, in one populating call, kept by malloc while
- * the BTF is parsed, and handed back after the load (heap_release). */
-#define BTF_HEAP (16u << 20)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
-#endif
-
-static void heap_prefault(void)
+/* The skeleton opened, configured and loaded: 0 or libbpf's -errno. */
+static int load_once(struct collector *c)
 {
-	char *p;
+	int e;
 
-	mallopt(M_MMAP_THRESHOLD, 2 * BTF_HEAP);	/* big blocks from the heap */
-	mallopt(M_TRIM_THRESHOLD, 2 * BTF_HEAP);	/* and kept there */
-	p = malloc(BTF_HEAP);
-	if (!p)
-		return;
-	/* Linux 5.14; before that the pages are faulted in as they are used. */
-	madvise((void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095),
-		BTF_HEAP - 8192, MADV_POPULATE_WRITE);
-	free(p);
-}
-
-static void heap_release(void)
-{
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);	/* glibc's defaults */
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
-	malloc_trim(0);
+	c->skel = record_bpf__open();
+	if (!c->skel)
+		return -errno;
+	c->skel->rodata->filter_pid = !c->opt.all;
+	c->skel->rodata->self_pid = (uint32_t)getpid();
+	configure_cg(c);
+	shrink_unused(c);
+	phase(c, "BPF object opened");
+	e = record_bpf__load(c->skel);
+	phase(c, "BPF loaded (maps, verifier)");
+	return e;
 }
 
 static int load_bpf(struct collector *c)
 {
 	int e;
 
-	c->skel = record_bpf__open();
-	if (!c->skel)
-		return err("cannot open the BPF object: %s", strerror(errno));
-	c->skel->rodata->filter_pid = !c->opt.all;
-	c->skel->rodata->self_pid = (uint32_t)getpid();
-	if (c->opt.max_stacks) {
-		bpf_map__set_max_entries(c->skel->maps.stacks, c->opt.max_stacks);
-		bpf_map__set_max_entries(c->skel->maps.counts, c->opt.max_stacks);
-	}
-	configure_cg(c);
-	shrink_unused(c);
+	libbpf_verbose = c->opt.verbose > 1;
 	libbpf_set_print(keep_libbpf_line);
-	phase(c, "BPF object opened");
-	heap_prefault();
-	e = record_bpf__load(c->skel);
-	heap_release();
-	phase(c, "BPF loaded (kernel BTF, maps, verifier)");
+	c->legacy_fp = c->opt.fp_stack_map;
+	e = load_once(c);
+	if (e && e != -EPERM && e != -EACCES && !c->legacy_fp) {
+		/* Before Linux 6.1 the verifier refuses a map that is not
+		 * preallocated in a perf_event program: again without. */
+		record_bpf__destroy(c->skel);
+		c->skel = NULL;
+		c->legacy_fp = 1;
+		/* The verifier's words (kernel/bpf/verifier.c,
+		 * check_map_prog_compatibility, before 6.1). */
+		int prealloc = !!strstr(libbpf_log, "preallocated");
+
+		libbpf_len = 0;
+		libbpf_log[0] = '\0';
+		e = load_once(c);
+		if (!e && !c->opt.quiet)
+			fprintf(stderr, "%s: %s: the maps are preallocated%s (a slower start)\n",
+				progname, prealloc ?
+				"this kernel refuses maps that are not preallocated in perf_event programs (before Linux 6.1)" :
+				"the BPF load with maps allocated as they fill failed (libbpf -v: pgoprof-record -vv)",
+				c->use_cg ? "" : ", and fp stacks go through the kernel's stack map");
+	}
+	if (!c->skel)
+		return err("cannot open the BPF object: %s", strerror(-e));
 	if (e && e != -EPERM && e != -EACCES && libbpf_len)
 		fprintf(stderr, "%s: libbpf said:\n%s", progname, libbpf_log);
 	if (e)
@@ -841,9 +987,7 @@ static int limit_rate(struct collector *c)
 
 static int open_sampling(struct collector *c)
 {
-	struct bpf_program *prog = c->mode == MODE_LBR ? c->skel->progs.on_lbr_sample
-				 : c->use_cg ? c->skel->progs.on_stack_sample
-					     : c->skel->progs.on_sample;
+	struct bpf_program *prog = sampling_prog(c);
 	struct perf_event_attr a;
 
 	sampling_attr(c, &a);
@@ -940,10 +1084,14 @@ static void serve(struct collector *c, int wait_ms, int unwind_ms)
 	if (c->spill_rb)
 		ring_buffer__consume(c->spill_rb);
 	if (!c->use_cg) {
-		struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = c->pidfd, .events = POLLIN },
+				       { .fd = c->fp_rb ? ring_buffer__epoll_fd(c->fp_rb) : -1,
+					 .events = POLLIN } };
 
 		if (wait_ms)
-			poll(&p, 1, wait_ms);
+			poll(p, 2, wait_ms);
+		if (c->fp_rb)
+			ring_buffer__consume(c->fp_rb);
 		sideband_drain(&c->sb, &c->maps, want_pid, c);
 		return;
 	}
@@ -972,8 +1120,12 @@ static void read_stats(struct collector *c, uint64_t sum[STAT_MAX])
 	for (uint32_t k = 0; k < STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(fd, &k, v))
 			continue;
-		for (int i = 0; i < ncpu; i++)
-			sum[k] += v[i];
+		for (int i = 0; i < ncpu; i++) {
+			if (k != STAT_FIRST_NS)
+				sum[k] += v[i];
+			else if (v[i] && (!sum[k] || v[i] < sum[k]))
+				sum[k] = v[i];	/* the earliest CPU's */
+		}
 	}
 	free(v);
 }
@@ -993,7 +1145,7 @@ static void show_progress(struct collector *c, double *next)
 	fprintf(stderr, "\r%s: %.0f s, %llu samples, %llu lost ", progname, t,
 		(unsigned long long)sum[STAT_SAMPLES],
 		(unsigned long long)(sum[STAT_STACK_LOST] + sum[STAT_COUNTS_FULL] +
-				     sum[STAT_RINGBUF_LOST]));
+				     sum[STAT_RINGBUF_LOST] + sum[STAT_STACK_HASH]));
 }
 
 static void run_loop(struct collector *c)
@@ -1056,9 +1208,12 @@ static void collect_stats(struct collector *c)
 	read_stats(c, sum);
 	raw_add_counter(&c->prof, CNT_SAMPLES, sum[STAT_SAMPLES]);
 	raw_add_counter(&c->prof, CNT_LOST, sum[STAT_STACK_LOST] +
-			sum[STAT_COUNTS_FULL] + sum[STAT_RINGBUF_LOST]);
+			sum[STAT_COUNTS_FULL] + sum[STAT_RINGBUF_LOST] +
+			sum[STAT_STACK_HASH]);
 	raw_add_counter(&c->prof, "lost.stack_map", sum[STAT_STACK_LOST]);
 	raw_add_counter(&c->prof, "lost.counts_map", sum[STAT_COUNTS_FULL]);
+	raw_add_counter(&c->prof, "lost.stack_hash", sum[STAT_STACK_HASH]);
+	raw_add_counter(&c->prof, "children.missed", sum[STAT_FORK_MISSED]);
 	raw_add_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
 	raw_add_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
 	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
@@ -1067,6 +1222,7 @@ static void collect_stats(struct collector *c)
 		raw_add_counter(&c->prof, "stack_copy.top", sum[STAT_COPY_TOP]);
 		raw_add_counter(&c->prof, "stack_copy.short", sum[STAT_COPY_SHORT]);
 		raw_add_counter(&c->prof, "stack_copy.failed", sum[STAT_COPY_FAILED]);
+		raw_add_counter(&c->prof, "stack_copy.vma_layout", sum[STAT_VMA_LAYOUT]);
 		raw_add_counter(&c->prof, "ringbuf.bytes", sum[STAT_RINGBUF_BYTES]);
 		raw_add_counter(&c->prof, "kernel_stacks.dropped",
 				sum[STAT_RINGBUF_LOST_KERNEL]);
@@ -1086,10 +1242,43 @@ static void add_unwound(void *arg, pid_t pid, const uint64_t *ips, size_t n,
 	add_stack(arg, pid, ips, n, count);
 }
 
+/* fp stacks: each (process, hash) of fp_counts with the frames that came
+ * through fp_stacks; a count whose frames never came (the ring or the
+ * table was full) is lost, all of it (lost.stack_frames). */
+static void collect_fp_stacks(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.fp_counts);
+	struct fp_key key, next, *prev = NULL;
+	struct fp_val v;
+	uint64_t unsent = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		const uint64_t *ips;
+		uint32_t n;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		ips = fpstacks_find(&c->fps, key.pid, key.hash, &n);
+		if (!ips) {
+			unsent += v.count;
+			continue;
+		}
+		add_stack(c, (pid_t)key.pid, ips, n, v.count);
+	}
+	raw_add_counter(&c->prof, CNT_LOST, unsent);
+	raw_add_counter(&c->prof, "lost.stack_frames", unsent);
+}
+
 static void collect_stacks(struct collector *c)
 {
 	if (c->use_cg) {
 		stacktab_each(&c->cg.tab, add_unwound, c);
+		return;
+	}
+	if (!c->legacy_fp) {
+		collect_fp_stacks(c);
 		return;
 	}
 	int cfd = bpf_map__fd(c->skel->maps.counts);
@@ -1110,6 +1299,15 @@ static void collect_stacks(struct collector *c)
 		}
 		add_stack(c, (pid_t)key.pid, ips, MAX_STACK_DEPTH, count);
 	}
+}
+
+/* fp stacks: a new stack's frames, kept until the end. */
+static int on_fp_stack(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+
+	fpstacks_add(&c->fps, data, size);
+	return 0;
 }
 
 /* The spill ring is read every round so that it does not fill; its
@@ -1292,6 +1490,22 @@ static void warn_empty(const struct collector *c)
 		      "the command was idle or too short for the rate (raise -F)");
 }
 
+/* What the kernel side could not do as designed, one line each: children
+ * not followed (new_tasks full), stack copies made page by page because
+ * the kernel's vm_area_struct is laid out otherwise (bpf/record.bpf.c). */
+static void report_kernel(const struct collector *c)
+{
+	uint64_t missed = raw_get_counter(&c->prof, "children.missed");
+	uint64_t layout = raw_get_counter(&c->prof, "stack_copy.vma_layout");
+
+	if (missed)
+		fprintf(stderr, "%s: warning: %llu new processes of the target were not followed: the kernel's table of them was full (counter children.missed)\n",
+			progname, (unsigned long long)missed);
+	if (layout)
+		fprintf(stderr, "%s: this kernel's vm_area_struct does not start with vm_start, vm_end: %llu stack copies were made page by page, up to the first page that could not be read (counter stack_copy.vma_layout)\n",
+			progname, (unsigned long long)layout);
+}
+
 static void report(const struct collector *c)
 {
 	const struct raw_profile *p = &c->prof;
@@ -1313,11 +1527,13 @@ static void report(const struct collector *c)
 			progname, (unsigned long long)lost,
 			(unsigned long long)taken, 100.0 * (double)lost / (double)taken,
 			c->use_cg ? "the ring buffer or the memory budget was" : "the kernel's stack maps were",
-			c->use_cg ? "a bigger --mem-budget (or --ring-size)" : "a bigger --max-stacks");
+			c->use_cg ? "a bigger --mem-budget (or --ring-size)"
+			: c->legacy_fp ? "a bigger --max-stacks" : "a bigger --mem-budget (or --max-stacks)");
 	if (c->use_cg) {
 		report_budget(c);
 		report_unwinding(c);
 	}
+	report_kernel(c);
 }
 
 int main(int argc, char **argv)
@@ -1330,6 +1546,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &c.tstart);
 	c.pidfd = -1;
 	parse_options(argc, argv, &c.opt);
+	if (c.opt.verbose)
+		verbose_start(&c);
 	find_invoker(&c.inv);
 	if (c.opt.pid && target_check(c.opt.pid))
 		return 1;
@@ -1388,6 +1606,15 @@ int main(int argc, char **argv)
 		err("cannot open the branch-record spill ring: %s", strerror(errno));
 		goto fail;
 	}
+	if (!c.use_cg && !c.legacy_fp) {
+		fpstacks_init(&c.fps, c.fp_table);
+		c.fp_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.fp_stacks),
+					   on_fp_stack, &c, NULL);
+		if (!c.fp_rb) {
+			err("cannot open the ring of new stacks: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	if (c.use_cg && dwarfcg_open(&c.cg, bpf_map__fd(c.skel->maps.samples),
 				     c.opt.call_graph == CG_AUTO ? UNWIND_AUTO : UNWIND_DWARF,
 				     &c.cg_budget, &c.maps, &c.prof))
@@ -1424,6 +1651,8 @@ int main(int argc, char **argv)
 	if (c.use_cg)
 		dwarfcg_stop(&c.cg);	/* before objects are renumbered */
 	phase(&c, "last samples read");
+	if (c.opt.verbose)
+		verbose_first(&c);
 	collect_stats(&c);
 	collect_stacks(&c);
 	if (c.mode == MODE_LBR) {
@@ -1456,6 +1685,8 @@ out:
 		dwarfcg_free(&c.cg);
 	sideband_close(&c.sb);
 	ring_buffer__free(c.spill_rb);
+	ring_buffer__free(c.fp_rb);
+	fpstacks_free(&c.fps);
 	free(c.spilled);
 	if (c.pidfd >= 0)
 		close(c.pidfd);
