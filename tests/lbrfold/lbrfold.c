@@ -19,6 +19,7 @@
 #include "record.skel.h"
 #include "../../collector/lbrcollect.h"
 #include "../../lib/util.h"
+#include "../bpftest.h"
 #include "../../raw/rawprof.h"
 #include "../../synth/perfwrite.h"
 
@@ -59,10 +60,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(uint64_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
+	return xorshift_next(&rng) % n;
 }
 
 static uint32_t pid_of(int k)
@@ -146,21 +144,6 @@ static int on_spill(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct lbr_spill))
 		lbr_add_spilled(maps->prof, maps, data);
 	return 0;
-}
-
-static uint64_t stat_sum(struct record_bpf *skel, uint32_t which)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v, sum = 0;
-
-	if (ncpu <= 0)
-		return 0;
-	v = xcalloc((size_t)ncpu, sizeof(*v));
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &which, v))
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
 }
 
 static int run_fold(struct record_bpf *skel, struct ring_buffer *rb,
