@@ -53,11 +53,14 @@ $(B)/record.bpf.o: bpf/record.bpf.c bpf/record.h proc/stackdepth.h
 $(B)/record.skel.h: $(B)/record.bpf.o
 	$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
 
+# --as-needed: a library the program does not call is not loaded at each
+# start.  pgoprof loads capstone itself when it first decodes
+# (convert/insn.c): `pgoprof record` and the like start without it.
 pgoprof-record: $(B)/collector/record.o $(RECORD_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ -lbpf -ldw -lelf -lz
 
 pgoprof: $(B)/cli/pgoprof.o $(PGOPROF_LIBS) $(PB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ -ldw -lelf -lz -lm -liberty -lprotobuf-c -ldl
 
 # pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
 # convert/pprof.c and import/pprof.c include $(B)/pprof/profile.pb-c.h.

@@ -7,8 +7,59 @@
 #include "../lib/util.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <stdlib.h>
+
+/* capstone is loaded when the first decoder is opened, not when pgoprof
+ * starts: relocating its tables cost every pgoprof command ~370 page
+ * faults (12-19 ms here), `pgoprof record` too, which decodes nothing
+ * (bench/results/collector-startup.md).  Its soname is its API's major
+ * version (capstone's CMakeLists.txt, SOVERSION), the one of the header
+ * compiled against. */
+#define CS_STR2(x) #x
+#define CS_STR(x) CS_STR2(x)
+#define CAPSTONE_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	__typeof__(cs_open) *open;
+	__typeof__(cs_option) *option;
+	__typeof__(cs_malloc) *malloc;
+	__typeof__(cs_free) *free;
+	__typeof__(cs_close) *close;
+	__typeof__(cs_disasm_iter) *disasm_iter;
+	__typeof__(cs_insn_group) *insn_group;
+} cs;
+
+static void *cs_sym(void *lib, const char *name)
+{
+	void *f = dlsym(lib, name);
+
+	if (!f)
+		die(1, "%s: no %s: %s", CAPSTONE_SONAME, name, dlerror());
+	return f;
+}
+
+/* Dies when capstone cannot be loaded: it decodes every instruction that
+ * convert reads, and pgoprof without it was refused by the dynamic
+ * loader before. */
+static void load_capstone(void)
+{
+	void *lib;
+
+	if (cs.open)
+		return;
+	lib = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		die(1, "cannot load capstone, to decode instructions: %s", dlerror());
+	cs.option = cs_sym(lib, "cs_option");
+	cs.malloc = cs_sym(lib, "cs_malloc");
+	cs.free = cs_sym(lib, "cs_free");
+	cs.close = cs_sym(lib, "cs_close");
+	cs.disasm_iter = cs_sym(lib, "cs_disasm_iter");
+	cs.insn_group = cs_sym(lib, "cs_insn_group");
+	cs.open = cs_sym(lib, "cs_open");	/* last: the mark of a load */
+}
 
 struct insn_dec {
 	csh cs;			/* with instruction details (groups) */
@@ -30,20 +81,21 @@ struct insn_dec *insn_open(unsigned e_machine)
 
 	if (e_machine != EM_X86_64 && e_machine != EM_AARCH64)
 		return NULL;
+	load_capstone();
 	d = xcalloc(1, sizeof(*d));
-	if (cs_open(arch, mode, &d->cs) != CS_ERR_OK) {
+	if (cs.open(arch, mode, &d->cs) != CS_ERR_OK) {
 		free(d);
 		return NULL;
 	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	if (cs_open(arch, mode, &d->cs_fast) != CS_ERR_OK) {
-		cs_close(&d->cs);
+	cs.option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cs.open(arch, mode, &d->cs_fast) != CS_ERR_OK) {
+		cs.close(&d->cs);
 		free(d);
 		return NULL;
 	}
 	d->x86 = e_machine == EM_X86_64;
-	d->insn = cs_malloc(d->cs);
-	d->insn_fast = cs_malloc(d->cs_fast);
+	d->insn = cs.malloc(d->cs);
+	d->insn_fast = cs.malloc(d->cs_fast);
 	d->nkind_by_id = d->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
 	d->kind_by_id = xcalloc(d->nkind_by_id, 1);
 	return d;
@@ -53,10 +105,10 @@ void insn_close(struct insn_dec *d)
 {
 	if (!d)
 		return;
-	cs_free(d->insn, 1);
-	cs_free(d->insn_fast, 1);
-	cs_close(&d->cs);
-	cs_close(&d->cs_fast);
+	cs.free(d->insn, 1);
+	cs.free(d->insn_fast, 1);
+	cs.close(&d->cs);
+	cs.close(&d->cs_fast);
 	free(d->kind_by_id);
 	free(d);
 }
@@ -83,12 +135,12 @@ static unsigned detailed_kind(struct insn_dec *d, const cs_insn *insn)
 				       ? INSN_JUMP : INSN_BRANCH;
 		}
 	}
-	if (cs_insn_group(d->cs, insn, CS_GRP_CALL))
+	if (cs.insn_group(d->cs, insn, CS_GRP_CALL))
 		return INSN_CALL;
-	if (cs_insn_group(d->cs, insn, CS_GRP_RET) ||
-	    cs_insn_group(d->cs, insn, CS_GRP_IRET))
+	if (cs.insn_group(d->cs, insn, CS_GRP_RET) ||
+	    cs.insn_group(d->cs, insn, CS_GRP_IRET))
 		return INSN_RET;
-	if (cs_insn_group(d->cs, insn, CS_GRP_JUMP))
+	if (cs.insn_group(d->cs, insn, CS_GRP_JUMP))
 		return INSN_BRANCH;
 	return INSN_NONE;
 }
@@ -107,7 +159,7 @@ static unsigned fast_kind(struct insn_dec *d, const cs_insn *insn,
 
 	if (id < d->nkind_by_id && d->kind_by_id[id])
 		return d->kind_by_id[id] - 1u;
-	if (!cs_disasm_iter(d->cs, &code, &left, &a, d->insn))
+	if (!cs.disasm_iter(d->cs, &code, &left, &a, d->insn))
 		return INSN_NONE;	/* not reached: it decoded */
 	kind = detailed_kind(d, d->insn);
 	if (!by_operands && id < d->nkind_by_id)
@@ -119,7 +171,7 @@ unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 		   uint64_t addr, uint32_t *len)
 {
 	*len = 0;
-	if (!cs_disasm_iter(d->cs_fast, &code, &left, &addr, d->insn_fast))
+	if (!cs.disasm_iter(d->cs_fast, &code, &left, &addr, d->insn_fast))
 		return INSN_NONE;
 	*len = d->insn_fast->size;
 	return fast_kind(d, d->insn_fast, code - d->insn_fast->size);
@@ -138,9 +190,9 @@ int insn_call_before(struct insn_dec *d, const uint8_t *end, size_t before,
 
 		if (before < (size_t)len)
 			break;
-		if (cs_disasm_iter(d->cs, &code, &left, &a, d->insn))
+		if (cs.disasm_iter(d->cs, &code, &left, &a, d->insn))
 			found = d->insn->size == len &&
-				cs_insn_group(d->cs, d->insn, CS_GRP_CALL);
+				cs.insn_group(d->cs, d->insn, CS_GRP_CALL);
 	}
 	return found;
 }
@@ -150,8 +202,8 @@ uint64_t insn_branch_target(struct insn_dec *d, const uint8_t *code,
 {
 	uint64_t target = UINT64_MAX;
 
-	if (!cs_disasm_iter(d->cs, &code, &left, &addr, d->insn) ||
-	    !cs_insn_group(d->cs, d->insn, CS_GRP_JUMP))
+	if (!cs.disasm_iter(d->cs, &code, &left, &addr, d->insn) ||
+	    !cs.insn_group(d->cs, d->insn, CS_GRP_JUMP))
 		return UINT64_MAX;
 	/* The target is the (last) immediate operand: x86 jmp/jcc have one,
 	 * aarch64 cbz/tbz put it after the register and bit. */
@@ -178,14 +230,14 @@ uint64_t insn_walk(struct insn_dec *d, const uint8_t *code, size_t left,
 		   void *arg, size_t *n)
 {
 	/* Its own instruction: cb may ask single-instruction questions. */
-	cs_insn *insn = cs_malloc(d->cs_fast);
+	cs_insn *insn = cs.malloc(d->cs_fast);
 
-	while (cs_disasm_iter(d->cs_fast, &code, &left, &addr, insn)) {
+	while (cs.disasm_iter(d->cs_fast, &code, &left, &addr, insn)) {
 		cb(insn->address, insn->size,
 		   with_kind ? fast_kind(d, insn, code - insn->size) : INSN_NONE,
 		   arg);
 		(*n)++;
 	}
-	cs_free(insn, 1);
+	cs.free(insn, 1);
 	return addr;
 }
