@@ -320,7 +320,6 @@ int outwriter_start(struct outwriter *w, const char *path, uid_t uid,
 {
 	size_t n = strlen(path);
 	int sv[2];
-	uint8_t st;
 
 	*w = (struct outwriter){ .data = -1, .status = -1 };
 	if (!n || path[n - 1] == '/')
@@ -340,6 +339,15 @@ int outwriter_start(struct outwriter *w, const char *path, uid_t uid,
 	}
 	close(sv[1]);
 	w->data = w->status = sv[0];
+	return 0;
+}
+
+int outwriter_ready(struct outwriter *w)
+{
+	uint8_t st;
+
+	if (w->pid <= 0)
+		return -1;
 	if (read_all(w->status, &st, 1) || st != ST_OK) {
 		outwriter_abort(w);
 		return -1;

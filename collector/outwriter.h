@@ -13,17 +13,25 @@ struct outwriter {
 	int status;		/* from the writer: one byte per step */
 };
 
-/* Fork the writer for PATH, before anything privileged is open, and wait
- * until it has checked PATH: its directory is reached without following a
+/* Fork the writer for PATH, before anything privileged is open; it checks
+ * PATH while the caller goes on, and outwriter_ready() waits for its word
+ * (waiting here cost pgoprof-record's start up to 25 ms on a busy machine
+ * until the child was scheduled).  The writer checks: its directory is reached without following a
  * symbolic link while the writer is root, the writer may create and remove
  * a file there, and an existing file at PATH is not a link or directory
  * and may be replaced.  as_user: the writer first becomes uid:gid (with
  * that user's supplementary groups), as the sudo user is; else it keeps
  * the caller's user ID and drops every capability but root's.  The writer
  * ignores SIGINT, SIGTERM and SIGHUP (it exits when its pipe closes).
- * Returns 0, or -1 after a message naming PATH (the writer prints it). */
+ * Returns 0, or -1 after a message (a PATH that names no file, no
+ * process to fork). */
 int outwriter_start(struct outwriter *w, const char *path, uid_t uid,
 		    gid_t gid, int as_user);
+
+/* Wait for the writer's check of PATH: 0 when it passed, else -1 after a
+ * message naming PATH (the writer prints it) and the writer is stopped.
+ * Call it before the profiled command can start. */
+int outwriter_ready(struct outwriter *w);
 
 /* Hand the whole file (len bytes) to the writer, which writes it to a
  * temporary in PATH's directory and renames it over PATH (a device or FIFO

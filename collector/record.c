@@ -521,6 +521,7 @@ struct collector {
 	int *event_fds;
 	struct bpf_link **links;
 	struct sideband sb;
+	char why[512];		/* the mode taken and why (choose_mode) */
 	int use_cg;		/* stack records unwound in user space */
 	int legacy_fp;		/* fp stacks by the kernel's stack map (< 6.1) */
 	struct ring_buffer *fp_rb;	/* fp stacks: new stacks' frames */
@@ -610,21 +611,19 @@ static void find_kids(struct collector *c)
 	c->nkids = kept;
 }
 
-/* One line on which mode is taken and why; an error when --mode lbr
+/* The mode taken and why (c->why, said once the output is known to be
+ * writable: a bad -o is then the only line); an error when --mode lbr
  * cannot be honoured. */
 static int choose_mode(struct collector *c)
 {
-	char why[512];
 	int e = 0;
 
 	c->amd = cpu_is_amd();
 	if (c->opt.mode != MODE_STACK)
 		e = probe_lbr(c->cpus[0], c->opt.freq, c->opt.period, c->amd);
-	c->mode = decide_mode(c->opt.mode, e, why, sizeof(why));
+	c->mode = decide_mode(c->opt.mode, e, c->why, sizeof(c->why));
 	if (c->mode < 0)
-		return err("%s", why);
-	if (!c->opt.quiet)
-		fprintf(stderr, "%s: %s\n", progname, why);
+		return err("%s", c->why);
 	return 0;
 }
 
@@ -1578,6 +1577,12 @@ int main(int argc, char **argv)
 		c.child = spawn_stopped(c.opt.command, &go);
 	if (load_bpf(&c))
 		goto fail;
+	/* The writer has checked -o meanwhile. */
+	if (strcmp(c.opt.output, "-") && outwriter_ready(&c.out))
+		goto fail;
+	phase(&c, "output checked");
+	if (!c.opt.quiet)
+		fprintf(stderr, "%s: %s\n", progname, c.why);
 	/* The loop wakes when the target ends, not at its next round. */
 	if (c.child || c.opt.pid)
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.child ? c.child : c.opt.pid, 0);
