@@ -255,6 +255,22 @@ static __always_inline __u32 target_pid(void)
 	return pid;
 }
 
+/* bpf_loop's state for fp_hash_step over a stack's frames. */
+struct hash_loop {
+	const struct fp_stack_rec *r;
+	__u64 h[2];
+};
+
+static long hash_frame(__u32 i, void *arg)
+{
+	struct hash_loop *l = arg;
+
+	if (i >= MAX_STACK_DEPTH)	/* for the verifier: n <= that */
+		return 1;
+	fp_hash_step(l->h, l->r->ips[i]);
+	return 0;
+}
+
 /* One sample of stack r (pid, n frames) counted in fp_counts; a new
  * stack's frames sent to fp_stacks.  A key is never deleted, so a stack's
  * frames are sent at most once.  When the ring is full the key stays: its
@@ -269,8 +285,12 @@ static __always_inline void count_frames(struct fp_stack_rec *r)
 
 	if (n > MAX_STACK_DEPTH)
 		n = MAX_STACK_DEPTH;
+	struct hash_loop l = { .r = r };
+
 	key.pid = r->pid;
-	key.hash = fp_hash(r->ips, n, &check);
+	fp_hash_start(l.h, n);
+	bpf_loop(n, hash_frame, &l, 0);
+	key.hash = fp_hash_end(l.h, &check);
 	v = bpf_map_lookup_elem(&fp_counts, &key);
 	if (!v) {
 		first.check = check;

@@ -117,25 +117,40 @@ static inline __u64 fp_fin(__u64 x)
 }
 
 /* The two hashes of frames ips[0..n) (n <= MAX_STACK_DEPTH): the key's
- * (returned) and the check (*check).  The same code runs in the BPF
- * program and in the collector, which recomputes it for every stack it
- * receives.  Two multiply-rotate chains with other constants, each
- * finalized: a stack that collides in both is about 2^-64 as likely as in
- * one. */
+ * (returned) and the check (*check).  Two multiply-rotate chains with
+ * other constants, each finalized: a stack that collides in both is about
+ * 2^-64 as likely as in one.  The BPF program runs the same steps
+ * (fp_hash_start, fp_hash_step, fp_hash_end) under bpf_loop(), which the
+ * verifier checks once rather than per frame; the collector recomputes
+ * fp_hash() for every stack it receives. */
+static inline void fp_hash_start(__u64 h[2], __u32 n)
+{
+	h[0] = 0x9e3779b97f4a7c15ull ^ n;
+	h[1] = 0xc2b2ae3d27d4eb4full + n;
+}
+
+static inline void fp_hash_step(__u64 h[2], __u64 ip)
+{
+	h[0] = (h[0] ^ ip) * 0xff51afd7ed558ccdull;
+	h[0] = (h[0] << 29) | (h[0] >> 35);
+	h[1] = (h[1] + ip) * 0xc4ceb9fe1a85ec53ull;
+	h[1] ^= h[1] >> 32;
+}
+
+static inline __u64 fp_hash_end(const __u64 h[2], __u64 *check)
+{
+	*check = fp_fin(h[1]);
+	return fp_fin(h[0]);
+}
+
 static inline __u64 fp_hash(const __u64 *ips, __u32 n, __u64 *check)
 {
-	__u64 a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full + n;
+	__u64 h[2];
 
-	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
-		if (i >= (int)n)
-			break;
-		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
-		a = (a << 29) | (a >> 35);
-		b = (b + ips[i]) * 0xc4ceb9fe1a85ec53ull;
-		b ^= b >> 32;
-	}
-	*check = fp_fin(b);
-	return fp_fin(a);
+	fp_hash_start(h, n);
+	for (__u32 i = 0; i < n && i < MAX_STACK_DEPTH; i++)
+		fp_hash_step(h, ips[i]);
+	return fp_hash_end(h, check);
 }
 
 /* The context of the test program fp_count_test (bpf/record.bpf.c): one

@@ -785,6 +785,8 @@ static void configure_fp(struct collector *c)
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		bpf_program__set_autoload(all[i], all[i] == used);
+	if (c->opt.verbose > 1)		/* -vv: the verifier's statistics */
+		bpf_program__set_log_level(used, 4);
 	if (!c->legacy_fp) {
 		bpf_map__set_map_flags(s->maps.targets, BPF_F_NO_PREALLOC);
 		bpf_map__set_map_flags(s->maps.new_tasks, BPF_F_NO_PREALLOC);
