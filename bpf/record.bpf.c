@@ -566,26 +566,39 @@ static __always_inline __u32 copy_size(__u64 sp, __u32 *flags)
  * perf_event program cannot fault pages in), typically the untouched top
  * of a main thread's stack above the random offset of its start.  Copy
  * page by page up to the first page that fails, and say how much. */
+struct copy_loop {
+	__u8 *dst;
+	__u64 sp, size, done;
+};
+
+/* One page (or what is left of it) of copy_pages(); 1 to stop. */
+static long copy_page(__u32 i, void *arg)
+{
+	struct copy_loop *l = arg;
+	__u64 done = l->done, chunk = 4096 - ((l->sp + done) & 4095);
+
+	if (chunk > l->size - done)
+		chunk = l->size - done;
+	if (!chunk)
+		return 1;
+	/* Bounds for the verifier, on the very registers passed (clang
+	 * would otherwise mask a copy). */
+	asm volatile("%0 &= 8191" : "+r"(chunk));
+	asm volatile("%0 &= 65535" : "+r"(done));
+	if (bpf_probe_read_user(l->dst + done, chunk, (void *)(l->sp + done)))
+		return 1;
+	l->done = done + chunk;
+	return 0;
+}
+
+/* Under bpf_loop(), which the verifier checks once, not page by page
+ * (bpf_find_vma in copy_size needs 5.17, as bpf_loop does). */
 static __always_inline __u32 copy_pages(__u8 *dst, __u64 sp, __u64 size)
 {
-	__u64 done = 0;
+	struct copy_loop l = { .dst = dst, .sp = sp, .size = size };
 
-	for (int i = 0; i < STACK_COPY_MAX / 4096 + 1; i++) {
-		__u64 chunk = 4096 - ((sp + done) & 4095);
-
-		if (chunk > size - done)
-			chunk = size - done;
-		if (!chunk)
-			break;
-		/* Bounds for the verifier, on the very registers passed (clang
-		 * would otherwise mask a copy). */
-		asm volatile("%0 &= 8191" : "+r"(chunk));
-		asm volatile("%0 &= 65535" : "+r"(done));
-		if (bpf_probe_read_user(dst + done, chunk, (void *)(sp + done)))
-			break;
-		done += chunk;
-	}
-	return done;
+	bpf_loop(STACK_COPY_MAX / 4096 + 1, copy_page, &l, 0);
+	return l.done;
 }
 
 static __always_inline void fill_regs(struct stack_rec *h,
