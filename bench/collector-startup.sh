@@ -56,7 +56,7 @@ add_build() { # LABEL BINDIR
 }
 add_build "$LABEL" "$BIN"
 for o in "${OTHERS[@]}"; do add_build "${o%%=*}" "$(cd "${o#*=}" && pwd)"; done
-JOBS+=("$LABEL $BIN perf-g" "$LABEL $BIN perf-dwarf")
+JOBS+=("$LABEL $BIN perf-g" "$LABEL $BIN perf-dwarf" "$LABEL $BIN none")
 
 cmd_of() { # CELL [BINDIR]: the collector's command line, CMD follows
     local BIN=${2:-$BIN} V=-v
@@ -66,6 +66,7 @@ cmd_of() { # CELL [BINDIR]: the collector's command line, CMD follows
         pgoprof-fp) echo "$BIN/pgoprof record $V -q -m stack --call-graph fp -F 999 -o $W/x.raw --" ;;
         pgoprof-fp-stackmap) echo "$BIN/pgoprof record $V -q -m stack --call-graph fp --fp-stack-map -F 999 -o $W/x.raw --" ;;
         pgoprof-dwarf) echo "$BIN/pgoprof record $V -q -m stack --call-graph dwarf -F 999 -o $W/x.raw --" ;;
+        none) echo "" ;;	# CMD alone: the floor (the shell's fork and exec)
         perf-g) echo "perf record -q -N -B -F 999 -g -o $W/x.data --" ;;
         perf-dwarf) echo "perf record -q -N -B -F 999 --call-graph dwarf -o $W/x.data --" ;;
     esac
@@ -130,14 +131,14 @@ col() { awk -v l="$1" -v c="$2" -v f="$3" '$1 == l && $2 == c && $3 != "bpf" { p
 {
 echo "## Collector start-up and teardown (bench/collector-startup.sh)"
 echo
-echo "\`pgoprof record -v -q -m stack --call-graph fp|dwarf -F 999 -o x.raw -- steady 0\` and \`perf record -q -N -B -F 999 -g|--call-graph dwarf -o x.data -- steady 0\`, where \`steady 0\` (bench/steady.c) prints the time it started and exits. *exec*: from launching the collector (\`date +%s.%N\` just before, in the same shell) to the command's first instruction of main(); *teardown*: from then to the collector's return (the command itself runs about 1 ms); *pre-main*: from the launch to pgoprof-record's main(); *first sample*: from the launch to the first sample of the command's process (-v; it can come before the command's main(): the process is sampled from its exec on). *armed*, *BPF load*, *cmd started*: pgoprof-record -v's phases, ms after its main() (sampling is armed before the command is let go). Medians of $RUNS interleaved runs; $(nproc) vCPUs shared with other jobs; $(date -u +%F)."
+echo "\`pgoprof record -v -q -m stack --call-graph fp|dwarf -F 999 -o x.raw -- steady 0\` and \`perf record -q -N -B -F 999 -g|--call-graph dwarf -o x.data -- steady 0\`, where \`steady 0\` (bench/steady.c) prints the time it started and exits. *exec*: from launching the collector (\`date +%s.%N\` just before, in the same shell) to the command's first instruction of main(); *teardown*: from then to the collector's return (the command itself runs about 1 ms); *pre-main*: from the launch to pgoprof-record's main(); *first sample*: from the launch to the first sample of the command's process (-v; it can come before the command's main(): the process is sampled from its exec on). *none*: the command without a collector (the shell's fork and exec, and \`date\`'s exit: the floor of every row). *armed*, *BPF load*, *cmd started*: pgoprof-record -v's phases, ms after its main() (sampling is armed before the command is let go). Medians of $RUNS interleaved runs; $(nproc) vCPUs shared with other jobs; $(date -u +%F)."
 for lab in $(awk '{ print $1 }' "$R" | awk '!s[$0]++'); do
     echo
     echo "### $lab"
     echo
     echo "| collector | exec ms | teardown ms | pre-main ms | first sample ms | armed ms (-v) | BPF load ms (-v) | cmd started ms (-v) |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-    for c in pgoprof-fp pgoprof-fp-stackmap pgoprof-dwarf perf-g perf-dwarf; do
+    for c in pgoprof-fp pgoprof-fp-stackmap pgoprof-dwarf perf-g perf-dwarf none; do
         [ -n "$(col "$lab" "$c" 3)" ] || continue
         echo "| $c | $(col "$lab" "$c" 3 | med) | $(col "$lab" "$c" 4 | med) | $(col "$lab" "$c" 8 | med) | $(col "$lab" "$c" 9 | med) | $(col "$lab" "$c" 5 | med) | $(col "$lab" "$c" 6 | med) | $(col "$lab" "$c" 7 | med) |"
     done
