@@ -6,12 +6,14 @@
  * here: every (process, stack) must come back with its exact count and
  * frames, or be counted lost by reason, sample for sample.
  *
- *   fpcount [--map-entries N] [--ring BYTES] [--collide]
+ *   fpcount [--map-entries N] [--ring BYTES] [--table BYTES] [--collide]
  *
  * --map-entries N: fp_counts holds N keys, the other stacks' samples must
  * be lost.counts_map (STAT_COUNTS_FULL); --ring BYTES: the fp_stacks ring,
  * read only at the end, so that new stacks' frames overflow it
- * (STAT_FRAMES_UNSENT; their samples are lost.stack_frames); --collide: a
+ * (STAT_FRAMES_UNSENT; their samples are lost.stack_frames); --table
+ * BYTES: the collector's table of frames takes at most BYTES, the
+ * stacks it refuses are lost.stack_frames as well; --collide: a
  * key is made beforehand with the hash of one stack and another check, so
  * that stack's samples must all be lost.stack_hash.  Prints one line:
  * "samples S counted C keys K full F unsent U frames_lost L hash H
@@ -192,6 +194,7 @@ static int check_keys(struct record_bpf *skel, const struct fpstacks *fps,
 int main(int argc, char **argv)
 {
 	unsigned entries = 0, ring = 0;
+	size_t table = 64u << 20;
 	int collide = 0, rc = 1;
 	size_t nst, ns = 0;
 	struct stack *st = make_stacks(&nst);
@@ -208,10 +211,12 @@ int main(int argc, char **argv)
 			entries = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--ring") && i + 1 < argc)
 			ring = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--table") && i + 1 < argc)
+			table = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--collide"))
 			collide = 1;
 		else
-			die(2, "usage: fpcount [--map-entries N] [--ring BYTES] [--collide]");
+			die(2, "usage: fpcount [--map-entries N] [--ring BYTES] [--table BYTES] [--collide]");
 	}
 	/* Every sample of every stack, shuffled. */
 	for (size_t i = 0; i < nst; i++)
@@ -230,7 +235,7 @@ int main(int argc, char **argv)
 	skel = load(entries, ring);
 	if (!skel)
 		return 1;
-	fpstacks_init(&fps, 64u << 20);
+	fpstacks_init(&fps, table);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.fp_stacks), on_stack, &fps, NULL);
 	if (!rb || (collide && plant_collision(skel, &st[0])))
 		goto out;
@@ -252,10 +257,11 @@ int main(int argc, char **argv)
 	full = stat_sum(skel, STAT_COUNTS_FULL);
 	unsent = stat_sum(skel, STAT_FRAMES_UNSENT);
 	hash = stat_sum(skel, STAT_STACK_HASH);
-	printf("samples %llu counted %llu keys %llu full %llu unsent %llu frames_lost %llu hash %llu loaded %d\n",
+	printf("samples %llu counted %llu keys %llu full %llu unsent %llu refused %llu frames_lost %llu hash %llu loaded %d\n",
 	       (unsigned long long)o.samples, (unsigned long long)o.counted,
 	       (unsigned long long)o.keys, (unsigned long long)full,
-	       (unsigned long long)unsent, (unsigned long long)o.frames_lost,
+	       (unsigned long long)unsent, (unsigned long long)fps.refused,
+	       (unsigned long long)o.frames_lost,
 	       (unsigned long long)hash, count_loaded(skel));
 	/* Every sample counted once: kept, map full, or a collision. */
 	if (o.counted + full + hash != o.samples) {
@@ -264,10 +270,12 @@ int main(int argc, char **argv)
 		    (unsigned long long)hash, (unsigned long long)o.samples);
 		goto out;
 	}
-	/* A key without frames is a ring that was full when it was made. */
-	if (o.no_frames != unsent) {
-		err("%llu keys without frames, %llu sends failed",
-		    (unsigned long long)o.no_frames, (unsigned long long)unsent);
+	/* A key without frames: the ring was full when it was made, or the
+	 * table refused its frames. */
+	if (o.no_frames != unsent + fps.refused) {
+		err("%llu keys without frames, %llu sends failed, %llu refused by the table",
+		    (unsigned long long)o.no_frames, (unsigned long long)unsent,
+		    (unsigned long long)fps.refused);
 		goto out;
 	}
 	if (collide && hash != st[0].reps) {

@@ -6,7 +6,8 @@
 # runs synthesized stacks of 3 processes (1 to 127 frames, shared
 # prefixes, the same frames in two processes) through count_frames by
 # BPF_PROG_TEST_RUN and checks every key's count and frames against its
-# own count; when the map is too small, the ring too small or a key's hash
+# own count; when the map is too small, the ring or the collector's table
+# of frames too small (its share of --mem-budget), or a key's hash
 # taken, every sample must be counted lost by its reason.  No sampling:
 # nothing here depends on timing.  Its load is also where the verifier
 # sees every sampling program (pgoprof-record loads the one it uses).
@@ -37,6 +38,9 @@ check "full: 100 keys kept exactly, the rest lost.counts_map" sh -c \
 run ring --ring 4096
 check "ring of one page: frames not sent are counted (unsent $(field ring unsent) keys, $(field ring frames_lost) samples)" \
 	sh -c "test '$(field ring unsent)' -gt 0 && test '$(field ring frames_lost)' -gt 0"
+run table --table 32768
+check "table of 32 KiB: frames refused are counted (refused $(field table refused) stacks, $(field table frames_lost) samples)" \
+	sh -c "test '$(field table refused)' -gt 0 && test '$(field table frames_lost)' -gt 0"
 run collide --collide
 check "a key's hash taken by another stack: its samples are lost.stack_hash" \
 	test "$(field collide hash)" -gt 0
