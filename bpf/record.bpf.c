@@ -39,6 +39,7 @@ struct vm_area_struct {
 	__u64 vm_end;
 };
 
+/* Set before load: only count processes in "targets" (record -p/COMMAND). */
 const volatile bool filter_pid = false;
 /* pgoprof-record itself, never profiled (it would be with -a). */
 const volatile __u32 self_pid = 0;
@@ -280,13 +281,12 @@ static __always_inline void count_frames(struct fp_stack_rec *r)
 {
 	struct fp_key key = {};
 	struct fp_val first = { .count = 1 }, *v;
+	struct hash_loop l = { .r = r };
 	__u32 n = r->n;
 	__u64 check;
 
 	if (n > MAX_STACK_DEPTH)
 		n = MAX_STACK_DEPTH;
-	struct hash_loop l = { .r = r };
-
 	key.pid = r->pid;
 	fp_hash_start(l.h, n);
 	bpf_loop(n, hash_frame, &l, 0);
@@ -300,7 +300,9 @@ static __always_inline void count_frames(struct fp_stack_rec *r)
 			__u64 wake = bpf_ringbuf_query(&fp_stacks, BPF_RB_AVAIL_DATA) >
 				     fp_wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 
-			if (bpf_ringbuf_output(&fp_stacks, r, 16 + n * 8, wake))
+			if (bpf_ringbuf_output(&fp_stacks, r,
+					       __builtin_offsetof(struct fp_stack_rec, ips) + n * 8,
+					       wake))
 				stat_inc(STAT_FRAMES_UNSENT);
 			return;
 		}
@@ -565,7 +567,8 @@ static __always_inline __u32 copy_size(__u64 sp, __u32 *flags)
 /* The copy of [sp, sp + size) failed: some page in it is not present (a
  * perf_event program cannot fault pages in), typically the untouched top
  * of a main thread's stack above the random offset of its start.  Copy
- * page by page up to the first page that fails, and say how much. */
+ * page by page up to the first page that fails, and say how much: its
+ * state, one page, and the loop. */
 struct copy_loop {
 	__u8 *dst;
 	__u64 sp, size, done;
