@@ -21,6 +21,8 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# `make` alone builds the programs: layers.mk's archive rules come first.
+.DEFAULT_GOAL := all
 include layers.mk
 
 # Every layer's archive in the programs' tree, $(B)/libDIR.a.
