@@ -815,8 +815,9 @@ static void configure_fp(struct collector *c)
  * preallocates hash and stack maps whole, and creating the branch maps
  * (2 x 262144 entries), the frame-pointer stack map (65536 x 1016 bytes)
  * and counts took most of the start-up (bench/results/collector-startup.md).
- * Their programs are still loaded, never attached, so that the verifier
- * checks every program on every machine (tests/integration/record_convert.sh). */
+ * In branch-record mode the branch maps are allocated as they fill where
+ * the kernel allows it (6.1+, as configure_fp): a key that finds no memory
+ * goes through the spill ring like one that finds the map full. */
 static void shrink_unused(struct collector *c)
 {
 	struct record_bpf *s = c->skel;
@@ -825,6 +826,9 @@ static void shrink_unused(struct collector *c)
 		bpf_map__set_max_entries(s->maps.branches, 1);
 		bpf_map__set_max_entries(s->maps.ranges, 1);
 		bpf_map__set_max_entries(s->maps.lbr_spill, (uint32_t)sysconf(_SC_PAGESIZE));
+	} else if (!c->legacy_fp) {
+		bpf_map__set_map_flags(s->maps.branches, BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(s->maps.ranges, BPF_F_NO_PREALLOC);
 	}
 	configure_fp(c);
 }

@@ -174,6 +174,9 @@ static struct record_bpf *load(unsigned map_entries)
 		return NULL;
 	}
 	bpf_program__set_autoload(skel->progs.lbr_fold_test, true);
+	/* As pgoprof-record's branch-record mode creates them (6.1+). */
+	bpf_map__set_map_flags(skel->maps.branches, BPF_F_NO_PREALLOC);
+	bpf_map__set_map_flags(skel->maps.ranges, BPF_F_NO_PREALLOC);
 	if (map_entries) {
 		bpf_map__set_max_entries(skel->maps.branches, map_entries);
 		bpf_map__set_max_entries(skel->maps.ranges, map_entries);
