@@ -61,6 +61,7 @@ struct samples_bid {
 
 struct samples_pidkey;
 struct samples_agg;
+struct samples_cagg;
 
 struct samples {
 	struct raw_profile *prof;
@@ -92,8 +93,17 @@ struct samples {
 	size_t cap_keys, nkeys_used;
 	int32_t next_key;
 
+	/* The aggregated samples: keys of objects below 2^14 and offsets
+	 * below 2^32 (all of them in practice) in the compact table, the
+	 * others, and the counts that would overflow a compact entry, in
+	 * the wide one. */
 	struct samples_agg *agg;
 	size_t nagg, cap_agg;
+	struct samples_cagg *cagg, *front;
+	size_t ncagg, cap_cagg;
+	/* The largest count a compact entry holds before it goes to the
+	 * wide table: UINT32_MAX (samples_init); tests lower it. */
+	uint32_t cagg_max;
 };
 
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
