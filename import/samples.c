@@ -432,12 +432,12 @@ static void agg_add(struct samples *m, const struct samples_agg *e, uint64_t n)
 /* Entries counted at once by the sample paths. */
 #define AGG_BATCH 32
 
-/* Add the counts of n compact entries (at most 2 * AGG_BATCH): their
+/* Add the counts of n compact entries (at most 4 * AGG_BATCH): their
  * slots are prefetched first, so that the cache misses of a large table
  * overlap instead of following each other. */
 static void cagg_add_batch(struct samples *m, const struct samples_cagg *c, size_t n)
 {
-	size_t h[2 * AGG_BATCH];	/* each entry hashed once */
+	size_t h[4 * AGG_BATCH];	/* each entry hashed once */
 
 	cagg_reserve(m, n);
 	for (size_t i = 0; i < n; i++) {
@@ -466,11 +466,12 @@ static size_t front_slot(const struct samples_cagg *c)
  * in a batch. */
 static void front_add_batch(struct samples *m, const struct samples_cagg *c, size_t n)
 {
-	struct samples_cagg out[2 * AGG_BATCH];
-	size_t nout = 0, slot[2 * AGG_BATCH];
+	size_t slot[2 * AGG_BATCH];
 
-	if (!m->front)
+	if (!m->front) {
 		m->front = xcalloc((size_t)1 << FRONT_BITS, sizeof(*m->front));
+		m->out = xmalloc(4 * AGG_BATCH * sizeof(*m->out));
+	}
 	for (size_t i = 0; i < n; i++) {	/* L2 latencies overlap */
 		slot[i] = front_slot(&c[i]);
 		__builtin_prefetch(&m->front[slot[i]]);
@@ -484,11 +485,16 @@ static void front_add_batch(struct samples *m, const struct samples_cagg *c, siz
 			continue;
 		}
 		if (f->tag)
-			out[nout++] = *f;
+			m->out[m->nout++] = *f;
 		*f = c[i];
 		f->count = 1;
 	}
-	cagg_add_batch(m, out, nout);
+	/* The evictions of several samples at once: more cache misses of
+	 * the large table overlap. */
+	if (m->nout >= 2 * AGG_BATCH) {
+		cagg_add_batch(m, m->out, m->nout);
+		m->nout = 0;
+	}
 }
 
 /* Count e once: its compact key into the batch c (*n keys so far), or
@@ -529,10 +535,10 @@ static void agg_emit_one(struct samples *m, const struct samples_agg *e)
 static void agg_each(const struct samples *m, int only_wide,
 		     void (*fn)(void *arg, const struct samples_agg *e), void *arg)
 {
-	const struct samples_cagg *t[2] = { m->front, m->cagg };
-	size_t cap[2] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg };
+	const struct samples_cagg *t[3] = { m->front, m->cagg, m->out };
+	size_t cap[3] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg, m->nout };
 
-	for (int k = 0; k < 2 && !only_wide; k++)
+	for (int k = 0; k < 3 && !only_wide; k++)
 		for (size_t i = 0; i < cap[k]; i++)
 			if (t[k][i].count) {
 				struct samples_agg w = cagg_wide(&t[k][i], t[k][i].count);
@@ -630,20 +636,21 @@ static struct samples_cagg *cagg_sort(struct samples_cagg *v, struct samples_cag
  * tables are freed on the way. */
 static void agg_emit(struct samples *m)
 {
-	struct samples_cagg *t[2] = { m->front, m->cagg }, *v, *tmp, *s;
-	size_t cap[2] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg };
+	struct samples_cagg *t[3] = { m->front, m->cagg, m->out }, *v, *tmp, *s;
+	size_t cap[3] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg, m->nout };
 	size_t n = 0;
 
 	emit_reserve(m);
-	v = xmalloc((m->ncagg + cap[0] + 1) * sizeof(*v));
-	for (int k = 0; k < 2; k++)
+	v = xmalloc((m->ncagg + cap[0] + cap[2] + 1) * sizeof(*v));
+	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < cap[k]; i++)
 			if (t[k][i].count)
 				v[n++] = t[k][i];
 	free(m->front);
 	free(m->cagg);
-	m->front = m->cagg = NULL;
-	m->ncagg = m->cap_cagg = 0;
+	free(m->out);
+	m->front = m->cagg = m->out = NULL;
+	m->ncagg = m->cap_cagg = m->nout = 0;
 	tmp = xmalloc((n + 1) * sizeof(*tmp));
 	s = cagg_sort(v, tmp, n);
 	for (size_t i = 0; i < n; i++) {
@@ -896,8 +903,8 @@ void samples_worker(struct samples *w, const struct samples *main,
 	w->edges_unattr = w->branches_unattr = w->ranges_unattr = 0;
 	w->agg = NULL;
 	w->nagg = w->cap_agg = 0;
-	w->cagg = w->front = NULL;
-	w->ncagg = w->cap_cagg = 0;
+	w->cagg = w->front = w->out = NULL;
+	w->ncagg = w->cap_cagg = w->nout = 0;
 }
 
 void samples_worker_free(struct samples *w)
@@ -905,8 +912,9 @@ void samples_worker_free(struct samples *w)
 	free(w->agg);
 	free(w->cagg);
 	free(w->front);
+	free(w->out);
 	w->agg = NULL;
-	w->cagg = w->front = NULL;
+	w->cagg = w->front = w->out = NULL;
 }
 
 static void merge_one(void *arg, const struct samples_agg *e)
@@ -952,5 +960,6 @@ void samples_free(struct samples *m)
 	free(m->agg);
 	free(m->cagg);
 	free(m->front);
+	free(m->out);
 	memset(m, 0, sizeof(*m));
 }

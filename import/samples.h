@@ -99,8 +99,8 @@ struct samples {
 	 * the wide one. */
 	struct samples_agg *agg;
 	size_t nagg, cap_agg;
-	struct samples_cagg *cagg, *front;
-	size_t ncagg, cap_cagg;
+	struct samples_cagg *cagg, *front, *out;	/* out: evicted from the front */
+	size_t ncagg, cap_cagg, nout;
 	/* The largest count a compact entry holds before it goes to the
 	 * wide table: UINT32_MAX (samples_init); tests lower it. */
 	uint32_t cagg_max;
