@@ -917,17 +917,35 @@ void samples_worker_free(struct samples *w)
 	w->cagg = w->front = w->out = NULL;
 }
 
+/* A merge into dst: compact keys in batches, as a sample's. */
+struct merge {
+	struct samples *dst;
+	struct samples_cagg c[4 * AGG_BATCH];
+	size_t n;
+};
+
 static void merge_one(void *arg, const struct samples_agg *e)
 {
-	struct samples_agg k = *e;
+	struct merge *g = arg;
 
-	k.count = 0;
-	agg_add(arg, &k, e->count);
+	if (e->count > UINT32_MAX || !cagg_key(e, &g->c[g->n])) {
+		struct samples_agg k = *e;
+
+		k.count = 0;
+		agg_add(g->dst, &k, e->count);
+		return;
+	}
+	g->c[g->n++].count = (uint32_t)e->count;
+	if (g->n == 4 * AGG_BATCH) {
+		cagg_add_batch(g->dst, g->c, g->n);
+		g->n = 0;
+	}
 }
 
 void samples_merge(struct samples *dst, const struct samples *w)
 {
 	const struct raw_stacks *st = &w->prof->stacks;
+	struct merge g = { .dst = dst, .n = 0 };
 
 	dst->taken += w->taken;
 	dst->kernel += w->kernel;
@@ -943,7 +961,8 @@ void samples_merge(struct samples *dst, const struct samples *w)
 	dst->edges_unattr += w->edges_unattr;
 	dst->branches_unattr += w->branches_unattr;
 	dst->ranges_unattr += w->ranges_unattr;
-	agg_each(w, 0, merge_one, dst);
+	agg_each(w, 0, merge_one, &g);
+	cagg_add_batch(dst, g.c, g.n);
 	for (size_t i = 0; i < st->n; i++)
 		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
 			      st->v[i].count);
