@@ -61,6 +61,7 @@ struct samples_bid {
 
 struct samples_pidkey;
 struct samples_agg;
+struct samples_cagg;
 
 struct samples {
 	struct raw_profile *prof;
@@ -92,8 +93,19 @@ struct samples {
 	size_t cap_keys, nkeys_used;
 	int32_t next_key;
 
+	/* The aggregated samples (a key's count may be split among them;
+	 * the parts add up at the end): keys of objects below 2^14 and
+	 * offsets below 2^32 (all of them in practice) in the front table
+	 * (a cache of 2^14 entries), out (what it evicted, on its way) and
+	 * the compact table; the others, and the counts that would
+	 * overflow a compact entry, in the wide one. */
 	struct samples_agg *agg;
 	size_t nagg, cap_agg;
+	struct samples_cagg *cagg, *front, *out;
+	size_t ncagg, cap_cagg, nout;
+	/* The largest count a compact entry holds before it goes to the
+	 * wide table: UINT32_MAX (samples_init); tests lower it. */
+	uint32_t cagg_max;
 };
 
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
@@ -200,8 +212,8 @@ void samples_meta(struct raw_profile *p, const struct samples_info *info,
  * not 0). */
 void samples_count(struct raw_profile *p, const char *name, uint64_t n);
 
-/* The end of an import: the aggregated samples go into the profile, the
- * common counters are written, objects without samples are dropped, the
+/* The end of an import: the aggregated samples go into the profile (and
+ * their compact tables are freed), the common counters are written, objects without samples are dropped, the
  * objects whose build-ID came only from a local file are counted
  * (import.build_id_from_file), and the profile is normalized.  The
  * importer writes its META and counters of its own before. */

@@ -36,7 +36,8 @@ void *xmalloc_huge(size_t n);
 /* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t elem);
 
-/* qsort that accepts an empty (NULL) array, which qsort itself may not. */
+/* qsort that accepts an empty (NULL) array, which qsort itself may not,
+ * and returns at once from a sorted one. */
 void sort(void *base, size_t n, size_t size,
 	  int (*cmp)(const void *, const void *));
 

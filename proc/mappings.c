@@ -362,13 +362,15 @@ void maps_index(struct maptable *t)
 				build_index(p);
 }
 
-enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
-				uint64_t addr, uint32_t *obj, uint64_t *off)
+enum unattr_reason maps_resolve_span(const struct maptable *t, pid_t pid,
+				     uint64_t addr, uint32_t *obj, uint64_t *off,
+				     struct maps_span *span)
 {
 	struct proc *p = find_proc(t, pid);
 	struct hit *h = &hits[(uint32_t)pid % HITS];
 	const struct mapping *m = NULL;
 
+	*span = (struct maps_span){ 0, 0, 0, 0 };
 	if (!p)
 		return UNATTR_NO_MAPPING;
 	if (h->gen == t->gen && h->pid == pid && h->n == p->n &&
@@ -386,5 +388,16 @@ enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 		return (enum unattr_reason)m->reason;
 	*obj = m->obj;
 	*off = addr - m->start + m->pgoff;
+	if (h->n == p->n)	/* h->seg: no newer mapping overlaps it */
+		*span = (struct maps_span){ h->seg.start, h->seg.end,
+					    m->pgoff - m->start, m->obj };
 	return UNATTR_NONE;
+}
+
+enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
+				uint64_t addr, uint32_t *obj, uint64_t *off)
+{
+	struct maps_span span;
+
+	return maps_resolve_span(t, pid, addr, obj, off, &span);
 }

@@ -75,4 +75,19 @@ void maps_index(struct maptable *t);
 enum unattr_reason maps_resolve(const struct maptable *t, pid_t pid,
 				uint64_t addr, uint32_t *obj, uint64_t *off);
 
+/* Addresses [start, end) that resolve to object obj at file offset
+ * addr + delta (mod 2^64); empty (start == end) if none are known. */
+struct maps_span {
+	uint64_t start, end, delta;
+	uint32_t obj;
+};
+
+/* maps_resolve(), and in *span the addresses around addr that resolve
+ * the same way until the next maps_add() or maps_fork() (when it fails,
+ * or when the hit cache does not know them, an empty span), so that a
+ * caller may resolve a run of addresses without calling again. */
+enum unattr_reason maps_resolve_span(const struct maptable *t, pid_t pid,
+				     uint64_t addr, uint32_t *obj, uint64_t *off,
+				     struct maps_span *span);
+
 #endif

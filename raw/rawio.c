@@ -112,6 +112,22 @@ static uint32_t write_stacks(struct wbuf *b, const struct raw_profile *p)
 	return 1;
 }
 
+/* About the bytes that raw_write() makes of p: the buffer is made that
+ * large at once, instead of doubled and copied (in the heap, where a
+ * large import's 20 MB buffer grew: 5% of the import). */
+static size_t write_size(const struct raw_profile *p)
+{
+	size_t n = 4096 + 12 * p->stacks.n;
+
+	for (size_t i = 0; i < p->nobjs; i++) {
+		const struct raw_object *o = &p->objs[i];
+
+		n += 256 + 16 * o->nips + 28 * o->nedges + 24 * o->nranges +
+		     32 * o->nbranches;
+	}
+	return n;
+}
+
 int raw_write(struct raw_profile *p, FILE *f)
 {
 	struct wbuf b = { 0 };
@@ -119,6 +135,7 @@ int raw_write(struct raw_profile *p, FILE *f)
 	int rc = 0;
 
 	raw_normalize(p);
+	grow(&b.data, &b.cap, write_size(p), 1);
 	wb_bytes(&b, RAW_MAGIC, 8);
 	wb_u32(&b, RAW_VERSION);
 	wb_u32(&b, 0);	/* section count: patched below */
