@@ -20,16 +20,6 @@ struct samples_pidkey {
 	int32_t key;	/* 0: free slot */
 };
 
-/* 32 bytes, two a cache line: the kind in the top bits of the count
- * (2^61 counts are more samples than an import can read).  The keys
- * that do not fit a compact entry (below). */
-struct samples_agg {
-	uint64_t a, b;
-	uint32_t obj, obj2;
-	uint64_t count : 61;
-	uint64_t kind : 3;	/* 0: free slot */
-};
-
 /* ---- process keys: a pid names a new address space after fork or exec ---- */
 
 static struct samples_pidkey *pid_slot(const struct samples *m, uint32_t pid)
@@ -249,427 +239,13 @@ static inline enum unattr_reason resolve_in(const struct samples *m, int32_t key
 	return resolve_slow(m, key, c, addr, obj, off);
 }
 
-/* ---- samples: added up by key before they go into the profile ---- */
-
-enum { K_IP = 1, K_EDGE, K_RANGE, K_BRANCH };
-
-/* 16 bytes, four a cache line: a key of samples_agg whose objects fit in
- * COBJ_BITS and whose offsets fit in 32 bits (ELF files are smaller than
- * 4 GiB), so that the table of the distinct keys is half the size of a
- * wide one, and a cache miss fetches four entries.  Its count goes to
- * the wide table before it would pass m->cagg_max. */
-struct samples_cagg {
-	uint32_t a, b;
-	uint32_t tag;	/* kind << 28 | obj << COBJ_BITS | obj2; 0: free slot */
-	uint32_t count;
-};
-
-#define COBJ_BITS 14
-#define COBJ_MASK ((1u << COBJ_BITS) - 1)
-
-/* e's compact key in *c (count 0): 1, or 0 if it does not fit. */
-static int cagg_key(const struct samples_agg *e, struct samples_cagg *c)
-{
-	if ((e->a | e->b) >> 32 || (e->obj | e->obj2) >> COBJ_BITS)
-		return 0;
-	*c = (struct samples_cagg){ (uint32_t)e->a, (uint32_t)e->b,
-				    (uint32_t)e->kind << 28 | e->obj << COBJ_BITS | e->obj2, 0 };
-	return 1;
-}
-
-/* The wide entry of c's key with count n. */
-static struct samples_agg cagg_wide(const struct samples_cagg *c, uint64_t n)
-{
-	return (struct samples_agg){ .a = c->a, .b = c->b,
-				     .obj = c->tag >> COBJ_BITS & COBJ_MASK,
-				     .obj2 = c->tag & COBJ_MASK, .count = n,
-				     .kind = c->tag >> 28 };
-}
-
-static uint64_t cagg_hash(const struct samples_cagg *c)
-{
-	uint64_t h = ((uint64_t)c->b << 32 | c->a) * 0x9e3779b97f4a7c15ULL;
-
-	h = (h ^ c->tag) * 0xff51afd7ed558ccdULL;
-	return h ^ h >> 32;
-}
-
-static uint64_t agg_hash(const struct samples_agg *e)
-{
-	uint64_t h = e->kind * 0x9e3779b97f4a7c15ULL;
-
-	h = (h ^ e->obj) * 0xff51afd7ed558ccdULL;
-	h = (h ^ e->a) * 0xc4ceb9fe1a85ec53ULL;
-	h = (h ^ e->obj2) * 0xff51afd7ed558ccdULL;
-	h = (h ^ e->b) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 32;
-}
-
-/* c's slot in t (cap a power of two), probing from i (its hash). */
-static struct samples_cagg *cagg_slot_at(struct samples_cagg *t, size_t cap,
-					 const struct samples_cagg *c, size_t i)
-{
-	for (i &= cap - 1; t[i].tag; i = (i + 1) & (cap - 1))
-		if (t[i].tag == c->tag && t[i].a == c->a && t[i].b == c->b)
-			break;
-	return &t[i];
-}
-
-/* e's slot in t (cap a power of two), probing from i (its hash). */
-static struct samples_agg *agg_slot_at(struct samples_agg *t, size_t cap,
-				       const struct samples_agg *e, size_t i)
-{
-	for (i &= cap - 1; t[i].kind; i = (i + 1) & (cap - 1))
-		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
-		    t[i].obj2 == e->obj2 && t[i].b == e->b)
-			break;
-	return &t[i];
-}
-
-static void cagg_move(void *t, size_t cap, const void *from)
-{
-	const struct samples_cagg *c = from;
-
-	if (c->tag)
-		*cagg_slot_at(t, cap, c, (size_t)cagg_hash(c)) = *c;
-}
-
-static void agg_move(void *t, size_t cap, const void *from)
-{
-	const struct samples_agg *e = from;
-
-	if (e->kind)
-		*agg_slot_at(t, cap, e, (size_t)agg_hash(e)) = *e;
-}
-
-/* Room for n more entries in table t of used entries (*cap of size
- * bytes, a power of two; 0: none yet) at a load of at most 3/4: linear
- * probing then looks at 2 to 3 slots for a key that is there (most are),
- * which share cache lines.  Returns the table, moved (by move()) to a
- * larger one if it had to grow. */
-static void *tab_reserve(void *t, size_t *cap, size_t used, size_t n, size_t size,
-			 void (*move)(void *t, size_t cap, const void *from))
-{
-	size_t c = *cap ? *cap : 4096;
-	uint8_t *nt;
-
-	if (4 * (used + n) <= 3 * *cap)
-		return t;
-	while (4 * (used + n) > 3 * c)
-		c *= 2;
-	nt = xmalloc_huge(c * size);	/* touched at random */
-	memset(nt, 0, c * size);
-	for (size_t i = 0; i < *cap; i++)
-		move(nt, c, (const uint8_t *)t + i * size);
-	free(t);
-	*cap = c;
-	return nt;
-}
-
-static void agg_reserve(struct samples *m, size_t n)
-{
-	m->agg = tab_reserve(m->agg, &m->cap_agg, m->nagg, n, sizeof(*m->agg), agg_move);
-}
-
-static void cagg_reserve(struct samples *m, size_t n)
-{
-	m->cagg = tab_reserve(m->cagg, &m->cap_cagg, m->ncagg, n, sizeof(*m->cagg),
-			      cagg_move);
-}
-
-/* Add n to e's count in the wide table (room reserved; h: its hash). */
-static void agg_count(struct samples *m, const struct samples_agg *e, size_t h,
-		      uint64_t n)
-{
-	struct samples_agg *s = agg_slot_at(m->agg, m->cap_agg, e, h);
-
-	if (!s->kind) {
-		*s = *e;
-		s->count = 0;
-		m->nagg++;
-	}
-	s->count += n;
-}
-
-/* Add n to c's count in the compact table (room reserved; h: its hash);
- * what would pass m->cagg_max goes to the wide table with the entry's
- * count, which starts again from 0: the two add up at the end. */
-static void cagg_count(struct samples *m, const struct samples_cagg *c, size_t h,
-		       uint64_t n)
-{
-	struct samples_cagg *s = cagg_slot_at(m->cagg, m->cap_cagg, c, h);
-	struct samples_agg w;
-
-	if (!s->tag) {
-		*s = *c;
-		s->count = 0;
-		m->ncagg++;
-	}
-	if (n <= m->cagg_max - s->count) {
-		s->count += (uint32_t)n;
-		return;
-	}
-	w = cagg_wide(s, s->count + n);
-	s->count = 0;
-	agg_reserve(m, 1);
-	agg_count(m, &w, (size_t)agg_hash(&w), w.count);
-}
-
-/* Add n to e's count, in whichever table holds its key. */
-static void agg_add(struct samples *m, const struct samples_agg *e, uint64_t n)
-{
-	struct samples_cagg c;
-
-	if (cagg_key(e, &c)) {
-		cagg_reserve(m, 1);
-		cagg_count(m, &c, (size_t)cagg_hash(&c), n);
-	} else {
-		agg_reserve(m, 1);
-		agg_count(m, e, (size_t)agg_hash(e), n);
-	}
-}
-
-/* Entries counted at once by the sample paths. */
-#define AGG_BATCH 32
-
-/* Add the counts of n compact entries (at most 4 * AGG_BATCH): their
- * slots are prefetched first, so that the cache misses of a large table
- * overlap instead of following each other. */
-static void cagg_add_batch(struct samples *m, const struct samples_cagg *c, size_t n)
-{
-	size_t h[4 * AGG_BATCH];	/* each entry hashed once */
-
-	cagg_reserve(m, n);
-	for (size_t i = 0; i < n; i++) {
-		h[i] = (size_t)cagg_hash(&c[i]);
-		__builtin_prefetch(&m->cagg[h[i] & (m->cap_cagg - 1)]);
-	}
-	for (size_t i = 0; i < n; i++)
-		cagg_count(m, &c[i], h[i], c[i].count);
-}
-
-/* The front table: FRONT_BITS of a key's hash pick its one slot. */
-#define FRONT_BITS 14
-
-static size_t front_slot(const struct samples_cagg *c)
-{
-	uint64_t h = ((uint64_t)c->b << 32 | c->a) ^ (uint64_t)c->tag << 17;
-
-	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> (64 - FRONT_BITS));
-}
-
-/* Count the n (at most 2 * AGG_BATCH) compact keys at c once each, in
- * the front table: a direct-mapped cache of (1 << FRONT_BITS) entries
- * that stays in the L2 cache.  A branch stack repeats the same loops, so
- * that most keys are there (84% to 98% of them in 10^6-sample imports);
- * the key that a new one evicts goes to the large table with its count,
- * in a batch. */
-static void front_add_batch(struct samples *m, const struct samples_cagg *c, size_t n)
-{
-	size_t slot[2 * AGG_BATCH];
-
-	if (!m->front) {
-		m->front = xcalloc((size_t)1 << FRONT_BITS, sizeof(*m->front));
-		m->out = xmalloc(4 * AGG_BATCH * sizeof(*m->out));
-	}
-	for (size_t i = 0; i < n; i++) {	/* L2 latencies overlap */
-		slot[i] = front_slot(&c[i]);
-		__builtin_prefetch(&m->front[slot[i]]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct samples_cagg *f = &m->front[slot[i]];
-
-		if (f->tag == c[i].tag && f->a == c[i].a && f->b == c[i].b &&
-		    f->count < m->cagg_max) {
-			f->count++;
-			continue;
-		}
-		if (f->tag)
-			m->out[m->nout++] = *f;
-		*f = c[i];
-		f->count = 1;
-	}
-	/* The evictions of several samples at once: more cache misses of
-	 * the large table overlap. */
-	if (m->nout >= 2 * AGG_BATCH) {
-		cagg_add_batch(m, m->out, m->nout);
-		m->nout = 0;
-	}
-}
-
-/* Count e once: its compact key into the batch c (*n keys so far), or
- * e into the wide table now (rare: no batch). */
-static inline void batch_add(struct samples *m, struct samples_cagg *c, size_t *n,
-			     const struct samples_agg *e)
-{
-	if (cagg_key(e, &c[*n]))
-		++*n;
-	else
-		agg_add(m, e, 1);
-}
-
-static void agg_emit_one(struct samples *m, const struct samples_agg *e)
-{
-	struct raw_object *o = &m->prof->objs[e->obj];
-
-	switch (e->kind) {
-	case K_IP:
-		raw_add_ip(o, e->a, e->count);
-		break;
-	case K_EDGE:
-		raw_add_edge(o, e->a, e->obj2, e->b, e->count);
-		break;
-	case K_RANGE:
-		raw_add_range(o, e->a, e->b, e->count);
-		break;
-	case K_BRANCH:
-		raw_add_branch(o, e->a, e->obj2, e->b, e->count);
-		break;
-	}
-}
-
-/* fn(arg, entry) for every entry of the wide table, and of the compact
- * ones unless only_wide, as a wide entry with its count; a key may come
- * more than once (a count that went to the large or the wide table, and
- * the rest of it). */
-static void agg_each(const struct samples *m, int only_wide,
-		     void (*fn)(void *arg, const struct samples_agg *e), void *arg)
-{
-	const struct samples_cagg *t[3] = { m->front, m->cagg, m->out };
-	size_t cap[3] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg, m->nout };
-
-	for (int k = 0; k < 3 && !only_wide; k++)
-		for (size_t i = 0; i < cap[k]; i++)
-			if (t[k][i].count) {
-				struct samples_agg w = cagg_wide(&t[k][i], t[k][i].count);
-
-				fn(arg, &w);
-			}
-	for (size_t i = 0; i < m->cap_agg; i++)
-		if (m->agg[i].kind)
-			fn(arg, &m->agg[i]);
-}
-
-static void emit_one(void *arg, const struct samples_agg *e)
-{
-	agg_emit_one(arg, e);
-}
-
-/* How many entries each object gets, by kind: n[4 * obj + kind - 1]. */
-static void emit_count(void *arg, const struct samples_agg *e)
-{
-	((size_t *)arg)[4 * e->obj + e->kind - 1]++;
-}
-
-/* Room in the objects' arrays for what the tables hold: grown one entry
- * at a time, they were copied again and again (7% of an import). */
-static void emit_reserve(struct samples *m)
-{
-	size_t *n = xcalloc(4 * m->prof->nobjs + 1, sizeof(*n));
-
-	agg_each(m, 0, emit_count, n);
-	for (size_t i = 0; i < m->prof->nobjs; i++) {
-		struct raw_object *o = &m->prof->objs[i];
-		const size_t *k = &n[4 * i];
-
-		grow(&o->ips, &o->cap_ips, o->nips + k[K_IP - 1], sizeof(*o->ips));
-		grow(&o->edges, &o->cap_edges, o->nedges + k[K_EDGE - 1], sizeof(*o->edges));
-		grow(&o->ranges, &o->cap_ranges, o->nranges + k[K_RANGE - 1],
-		     sizeof(*o->ranges));
-		grow(&o->branches, &o->cap_branches, o->nbranches + k[K_BRANCH - 1],
-		     sizeof(*o->branches));
-	}
-	free(n);
-}
-
-/* A compact entry's sort key in the order that raw_normalize() sorts an
- * object's arrays in (a, obj2, b: an IP's offset; a range's begin and
- * end; a branch's or an edge's source, target object and target), 78
- * bits, as digit d of 5 of 16 bits, the least significant first. */
-static unsigned cagg_digit(const struct samples_cagg *c, int d)
-{
-	switch (d) {
-	case 0: return c->b & 0xffff;
-	case 1: return c->b >> 16;
-	case 2: return c->tag & COBJ_MASK;
-	case 3: return c->a & 0xffff;
-	default: return c->a >> 16;
-	}
-}
-
-/* Sort v[n] by that key, a pass a digit (a radix sort, stable), with
- * tmp[n] to move to and fro; a digit that all share is skipped.  Returns
- * the sorted array, v or tmp. */
-static struct samples_cagg *cagg_sort(struct samples_cagg *v, struct samples_cagg *tmp,
-				      size_t n)
-{
-	size_t *cnt = xcalloc((size_t)5 << 16, sizeof(*cnt));
-
-	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 5; d++)
-			cnt[(size_t)d << 16 | cagg_digit(&v[i], d)]++;
-	for (int d = 0; d < 5; d++) {
-		size_t *c = &cnt[(size_t)d << 16], at = 0;
-		struct samples_cagg *t;
-
-		if (!n || c[cagg_digit(&v[0], d)] == n)
-			continue;
-		for (size_t x = 0; x < (size_t)1 << 16; x++) {
-			size_t k = c[x];
-
-			c[x] = at;
-			at += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[c[cagg_digit(&v[i], d)]++] = v[i];
-		t = v, v = tmp, tmp = t;
-	}
-	free(cnt);
-	return v;
-}
-
-/* The tables into the profile; a key that comes more than once is added
- * up by raw_normalize().  The compact entries go in the order that it
- * sorts in, so that its sort finds them sorted (lib/util.c sort()): a
- * radix sort here is ten times faster than its qsort() (an import of
- * many distinct branches spent 14% of its time there).  The compact
- * tables are freed on the way. */
-static void agg_emit(struct samples *m)
-{
-	struct samples_cagg *t[3] = { m->front, m->cagg, m->out }, *v, *tmp, *s;
-	size_t cap[3] = { m->front ? (size_t)1 << FRONT_BITS : 0, m->cap_cagg, m->nout };
-	size_t n = 0;
-
-	emit_reserve(m);
-	v = xmalloc((m->ncagg + cap[0] + cap[2] + 1) * sizeof(*v));
-	for (int k = 0; k < 3; k++)
-		for (size_t i = 0; i < cap[k]; i++)
-			if (t[k][i].count)
-				v[n++] = t[k][i];
-	free(m->front);
-	free(m->cagg);
-	free(m->out);
-	m->front = m->cagg = m->out = NULL;
-	m->ncagg = m->cap_cagg = m->nout = 0;
-	tmp = xmalloc((n + 1) * sizeof(*tmp));
-	s = cagg_sort(v, tmp, n);
-	for (size_t i = 0; i < n; i++) {
-		struct samples_agg w = cagg_wide(&s[i], s[i].count);
-
-		agg_emit_one(m, &w);
-	}
-	free(v);
-	free(tmp);
-	agg_each(m, 1, emit_one, m);
-}
-
 /* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
  * every adjacent pair of frames a caller->callee edge, and the whole is a
  * stack of the profile. */
 void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 		       size_t n, int whole)
 {
-	struct samples_cagg batch[AGG_BATCH];
+	struct agg_centry batch[AGG_BATCH];
 	struct raw_frame fr[RAW_STACK_DEPTH_MAX], f, prev = { 0, 0 };
 	size_t nb = 0;
 	uint32_t nf = 0;
@@ -681,12 +257,12 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 		if (i == 0 && r != UNATTR_NONE)
 			m->unattr[r]++;
 		else if (i == 0)
-			batch_add(m, batch, &nb, &(struct samples_agg){
-					.a = f.offset, .obj = f.obj, .kind = K_IP });
+			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){
+					.a = f.offset, .obj = f.obj, .kind = AGG_IP });
 		else if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			batch_add(m, batch, &nb, &(struct samples_agg){ .a = f.offset,
+			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){ .a = f.offset,
 				.b = i > 1 ? prev.offset - 1 : prev.offset,
-				.obj = f.obj, .obj2 = prev.obj, .kind = K_EDGE });
+				.obj = f.obj, .obj2 = prev.obj, .kind = AGG_EDGE });
 		else
 			m->edges_unattr++;
 		if (whole && nf < RAW_STACK_DEPTH_MAX)	/* LBR samples need no frames */
@@ -695,11 +271,11 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 		prev = f;
 		prev_r = r;
 		if (nb == AGG_BATCH) {
-			front_add_batch(m, batch, nb);
+			aggtab_add_batch(&m->agg, batch, nb);
 			nb = 0;
 		}
 	}
-	front_add_batch(m, batch, nb);
+	aggtab_add_batch(&m->agg, batch, nb);
 	if (whole)
 		raw_add_stack(m->prof, fr, nf, 1);
 }
@@ -714,7 +290,7 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
 			  size_t nr, size_t stride, int ranges)
 {
-	struct samples_cagg batch[2 * AGG_BATCH];
+	struct agg_centry batch[2 * AGG_BATCH];
 	size_t nb = 0;
 	uint32_t po = 0;	/* the newer branch's source, resolved */
 	uint64_t poff = 0, pfrom = 0;
@@ -729,26 +305,26 @@ void samples_add_branches(struct samples *m, int32_t key, const uint8_t *e,
 		int tok = resolve_in(m, key, &c, to, &to_obj, &toff) == UNATTR_NONE;
 
 		if (fok && tok)
-			batch_add(m, batch, &nb, &(struct samples_agg){ .a = foff, .b = toff,
-					.obj = fo, .obj2 = to_obj, .kind = K_BRANCH });
+			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){ .a = foff, .b = toff,
+					.obj = fo, .obj2 = to_obj, .kind = AGG_BRANCH });
 		else
 			m->branches_unattr++;
 		/* Both ends in one mapping: one object, and the same distance
 		 * in the file as in memory. */
 		if (i > 0 && ranges) {
 			if (tok && pok && to_obj == po && poff - toff == pfrom - to)
-				batch_add(m, batch, &nb, &(struct samples_agg){
-						.a = toff, .b = poff, .obj = to_obj, .kind = K_RANGE });
+				aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){
+						.a = toff, .b = poff, .obj = to_obj, .kind = AGG_RANGE });
 			else
 				m->ranges_unattr++;
 		}
 		po = fo, poff = foff, pfrom = from, pok = fok;
 		if (nb > 2 * AGG_BATCH - 2) {
-			front_add_batch(m, batch, nb);
+			aggtab_add_batch(&m->agg, batch, nb);
 			nb = 0;
 		}
 	}
-	front_add_batch(m, batch, nb);
+	aggtab_add_batch(&m->agg, batch, nb);
 }
 
 
@@ -874,7 +450,7 @@ void samples_meta(struct raw_profile *p, const struct samples_info *info,
 
 void samples_finish(struct samples *m)
 {
-	agg_emit(m);
+	aggtab_emit(&m->agg, m->prof);
 	set_counters(m);
 	raw_drop_empty_objects(m->prof);
 	count_local_ids(m);
@@ -887,7 +463,7 @@ void samples_init(struct samples *m, struct raw_profile *p, int no_local_files)
 	memset(m, 0, sizeof(*m));
 	m->prof = p;
 	m->no_local_files = no_local_files;
-	m->cagg_max = UINT32_MAX;
+	aggtab_init(&m->agg);
 	maps_init(&m->maps, p);
 }
 
@@ -901,51 +477,17 @@ void samples_worker(struct samples *w, const struct samples *main,
 	w->tmin = w->tmax = 0;
 	memset(w->unattr, 0, sizeof(w->unattr));
 	w->edges_unattr = w->branches_unattr = w->ranges_unattr = 0;
-	w->agg = NULL;
-	w->nagg = w->cap_agg = 0;
-	w->cagg = w->front = w->out = NULL;
-	w->ncagg = w->cap_cagg = w->nout = 0;
+	aggtab_init(&w->agg);
 }
 
 void samples_worker_free(struct samples *w)
 {
-	free(w->agg);
-	free(w->cagg);
-	free(w->front);
-	free(w->out);
-	w->agg = NULL;
-	w->cagg = w->front = w->out = NULL;
-}
-
-/* A merge into dst: compact keys in batches, as a sample's. */
-struct merge {
-	struct samples *dst;
-	struct samples_cagg c[4 * AGG_BATCH];
-	size_t n;
-};
-
-static void merge_one(void *arg, const struct samples_agg *e)
-{
-	struct merge *g = arg;
-
-	if (e->count > UINT32_MAX || !cagg_key(e, &g->c[g->n])) {
-		struct samples_agg k = *e;
-
-		k.count = 0;
-		agg_add(g->dst, &k, e->count);
-		return;
-	}
-	g->c[g->n++].count = (uint32_t)e->count;
-	if (g->n == 4 * AGG_BATCH) {
-		cagg_add_batch(g->dst, g->c, g->n);
-		g->n = 0;
-	}
+	aggtab_free(&w->agg);
 }
 
 void samples_merge(struct samples *dst, const struct samples *w)
 {
 	const struct raw_stacks *st = &w->prof->stacks;
-	struct merge g = { .dst = dst, .n = 0 };
 
 	dst->taken += w->taken;
 	dst->kernel += w->kernel;
@@ -961,8 +503,7 @@ void samples_merge(struct samples *dst, const struct samples *w)
 	dst->edges_unattr += w->edges_unattr;
 	dst->branches_unattr += w->branches_unattr;
 	dst->ranges_unattr += w->ranges_unattr;
-	agg_each(w, 0, merge_one, &g);
-	cagg_add_batch(dst, g.c, g.n);
+	aggtab_merge(&dst->agg, &w->agg);
 	for (size_t i = 0; i < st->n; i++)
 		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
 			      st->v[i].count);
@@ -976,9 +517,6 @@ void samples_free(struct samples *m)
 	free(m->fids);
 	maps_free(&m->maps);
 	free(m->keys);
-	free(m->agg);
-	free(m->cagg);
-	free(m->front);
-	free(m->out);
+	aggtab_free(&m->agg);
 	memset(m, 0, sizeof(*m));
 }

@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "aggtab.h"
 #include "../proc/mappings.h"
 #include "../raw/rawprof.h"
 #include "../lib/strmap.h"
@@ -60,8 +61,6 @@ struct samples_bid {
 };
 
 struct samples_pidkey;
-struct samples_agg;
-struct samples_cagg;
 
 struct samples {
 	struct raw_profile *prof;
@@ -93,19 +92,7 @@ struct samples {
 	size_t cap_keys, nkeys_used;
 	int32_t next_key;
 
-	/* The aggregated samples (a key's count may be split among them;
-	 * the parts add up at the end): keys of objects below 2^14 and
-	 * offsets below 2^32 (all of them in practice) in the front table
-	 * (a cache of 2^14 entries), out (what it evicted, on its way) and
-	 * the compact table; the others, and the counts that would
-	 * overflow a compact entry, in the wide one. */
-	struct samples_agg *agg;
-	size_t nagg, cap_agg;
-	struct samples_cagg *cagg, *front, *out;
-	size_t ncagg, cap_cagg, nout;
-	/* The largest count a compact entry holds before it goes to the
-	 * wide table: UINT32_MAX (samples_init); tests lower it. */
-	uint32_t cagg_max;
+	struct aggtab agg;	/* the aggregated samples */
 };
 
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);

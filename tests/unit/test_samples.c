@@ -123,7 +123,7 @@ static void run(uint32_t max, int split)
 	setup(&p, obj);
 	setup(&ref, robj);
 	samples_init(&s, &p, 1);
-	s.cagg_max = max;
+	s.agg.cagg_max = max;
 	key = samples_exec(&s, PID);
 	for (int i = 0; i < 3; i++)
 		samples_map(&s, key, map[i].start, map[i].len, map[i].pgoff,

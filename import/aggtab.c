@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The aggregated samples of an import (samples.h): counts by key (an IP,
+ * an edge, a fall-through range or a taken branch, with its objects and
+ * file offsets) in tables that stay small and in cache, so that memory
+ * grows with the distinct keys, not with the samples, and the sums are
+ * exact whatever the order or the threads that add them up. */
+#include "aggtab.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Evicted front-table entries that wait for the compact table: those of
+ * several samples, so that more of its cache misses overlap. */
+#define AGG_OUT (4 * AGG_BATCH)
+
+/* The wide entry of c's key's key with count n. */
+static struct agg_entry cagg_wide(const struct agg_centry *c, uint64_t n)
+{
+	return (struct agg_entry){ .a = c->a, .b = c->b,
+				     .obj = c->tag >> COBJ_BITS & COBJ_MASK,
+				     .obj2 = c->tag & COBJ_MASK, .count = n,
+				     .kind = c->tag >> 28 };
+}
+
+static uint64_t cagg_hash(const struct agg_centry *c)
+{
+	uint64_t h = ((uint64_t)c->b << 32 | c->a) * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ c->tag) * 0xff51afd7ed558ccdULL;
+	return h ^ h >> 32;
+}
+
+static uint64_t agg_hash(const struct agg_entry *e)
+{
+	uint64_t h = e->kind * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ e->obj) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->a) * 0xc4ceb9fe1a85ec53ULL;
+	h = (h ^ e->obj2) * 0xff51afd7ed558ccdULL;
+	h = (h ^ e->b) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 32;
+}
+
+/* c's slot in t (cap a power of two), probing from i (its hash). */
+static struct agg_centry *cagg_slot_at(struct agg_centry *t, size_t cap,
+					 const struct agg_centry *c, size_t i)
+{
+	for (i &= cap - 1; t[i].tag; i = (i + 1) & (cap - 1))
+		if (t[i].tag == c->tag && t[i].a == c->a && t[i].b == c->b)
+			break;
+	return &t[i];
+}
+
+/* e's slot in t (cap a power of two), probing from i (its hash). */
+static struct agg_entry *agg_slot_at(struct agg_entry *t, size_t cap,
+				       const struct agg_entry *e, size_t i)
+{
+	for (i &= cap - 1; t[i].kind; i = (i + 1) & (cap - 1))
+		if (t[i].kind == e->kind && t[i].obj == e->obj && t[i].a == e->a &&
+		    t[i].obj2 == e->obj2 && t[i].b == e->b)
+			break;
+	return &t[i];
+}
+
+static void cagg_move(void *t, size_t cap, const void *from)
+{
+	const struct agg_centry *c = from;
+
+	if (c->tag)
+		*cagg_slot_at(t, cap, c, (size_t)cagg_hash(c)) = *c;
+}
+
+static void agg_move(void *t, size_t cap, const void *from)
+{
+	const struct agg_entry *e = from;
+
+	if (e->kind)
+		*agg_slot_at(t, cap, e, (size_t)agg_hash(e)) = *e;
+}
+
+/* Room for n more entries in table t of used entries (*cap of size
+ * bytes, a power of two; 0: none yet) at a load of at most 3/4: linear
+ * probing then looks at 2 to 3 slots for a key that is there (most are),
+ * which share cache lines.  Returns the table, moved (by move()) to a
+ * larger one if it had to grow. */
+static void *tab_reserve(void *t, size_t *cap, size_t used, size_t n, size_t size,
+			 void (*move)(void *t, size_t cap, const void *from))
+{
+	size_t c = *cap ? *cap : 4096;
+	uint8_t *nt;
+
+	if (4 * (used + n) <= 3 * *cap)
+		return t;
+	while (4 * (used + n) > 3 * c)
+		c *= 2;
+	nt = xmalloc_huge(c * size);	/* touched at random */
+	memset(nt, 0, c * size);
+	for (size_t i = 0; i < *cap; i++)
+		move(nt, c, (const uint8_t *)t + i * size);
+	free(t);
+	*cap = c;
+	return nt;
+}
+
+static void agg_reserve(struct aggtab *tab, size_t n)
+{
+	tab->agg = tab_reserve(tab->agg, &tab->cap_agg, tab->nagg, n, sizeof(*tab->agg), agg_move);
+}
+
+static void cagg_reserve(struct aggtab *tab, size_t n)
+{
+	tab->cagg = tab_reserve(tab->cagg, &tab->cap_cagg, tab->ncagg, n, sizeof(*tab->cagg),
+			      cagg_move);
+}
+
+/* Add n to e's count in the wide table (room reserved; h: its hash). */
+static void agg_count(struct aggtab *tab, const struct agg_entry *e, size_t h,
+		      uint64_t n)
+{
+	struct agg_entry *s = agg_slot_at(tab->agg, tab->cap_agg, e, h);
+
+	if (!s->kind) {
+		*s = *e;
+		s->count = 0;
+		tab->nagg++;
+	}
+	s->count += n;
+}
+
+/* Add n to c's count in the compact table (room reserved; h: its hash);
+ * what would pass tab->cagg_max goes to the wide table with the entry's
+ * count, which starts again from 0: the two add up at the end. */
+static void cagg_count(struct aggtab *tab, const struct agg_centry *c, size_t h,
+		       uint64_t n)
+{
+	struct agg_centry *s = cagg_slot_at(tab->cagg, tab->cap_cagg, c, h);
+	struct agg_entry w;
+
+	if (!s->tag) {
+		*s = *c;
+		s->count = 0;
+		tab->ncagg++;
+	}
+	if (n <= tab->cagg_max - s->count) {
+		s->count += (uint32_t)n;
+		return;
+	}
+	w = cagg_wide(s, s->count + n);
+	s->count = 0;
+	agg_reserve(tab, 1);
+	agg_count(tab, &w, (size_t)agg_hash(&w), w.count);
+}
+
+void aggtab_add(struct aggtab *tab, const struct agg_entry *e, uint64_t n)
+{
+	struct agg_centry c;
+
+	if (agg_compact(e, &c)) {
+		cagg_reserve(tab, 1);
+		cagg_count(tab, &c, (size_t)cagg_hash(&c), n);
+	} else {
+		agg_reserve(tab, 1);
+		agg_count(tab, e, (size_t)agg_hash(e), n);
+	}
+}
+
+/* Add the counts of n compact entries (at most AGG_OUT): their
+ * slots are prefetched first, so that the cache misses of a large table
+ * overlap instead of following each other. */
+static void cagg_add_batch(struct aggtab *tab, const struct agg_centry *c, size_t n)
+{
+	size_t h[AGG_OUT];	/* each entry hashed once */
+
+	cagg_reserve(tab, n);
+	for (size_t i = 0; i < n; i++) {
+		h[i] = (size_t)cagg_hash(&c[i]);
+		__builtin_prefetch(&tab->cagg[h[i] & (tab->cap_cagg - 1)]);
+	}
+	for (size_t i = 0; i < n; i++)
+		cagg_count(tab, &c[i], h[i], c[i].count);
+}
+
+/* The front table: FRONT_BITS of a key's hash pick its one slot. */
+#define FRONT_BITS 14
+
+static size_t front_slot(const struct agg_centry *c)
+{
+	uint64_t h = ((uint64_t)c->b << 32 | c->a) ^ (uint64_t)c->tag << 17;
+
+	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> (64 - FRONT_BITS));
+}
+
+/* Count the n (at most 2 * AGG_BATCH) compact keys at c once each, in
+ * the front table: a direct-mapped cache of (1 << FRONT_BITS) entries
+ * that stays in the L2 cache.  A branch stack repeats the same loops, so
+ * that most keys are there (84% to 98% of them in 10^6-sample imports);
+ * the key that a new one evicts goes to the large table with its count,
+ * in a batch. */
+void aggtab_add_batch(struct aggtab *tab, const struct agg_centry *c, size_t n)
+{
+	size_t slot[2 * AGG_BATCH];
+
+	if (!tab->front) {
+		tab->front = xcalloc((size_t)1 << FRONT_BITS, sizeof(*tab->front));
+		tab->out = xmalloc(AGG_OUT * sizeof(*tab->out));
+	}
+	for (size_t i = 0; i < n; i++) {	/* L2 latencies overlap */
+		slot[i] = front_slot(&c[i]);
+		__builtin_prefetch(&tab->front[slot[i]]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct agg_centry *f = &tab->front[slot[i]];
+
+		if (f->tag == c[i].tag && f->a == c[i].a && f->b == c[i].b &&
+		    f->count < tab->cagg_max) {
+			f->count++;
+			continue;
+		}
+		if (f->tag)
+			tab->out[tab->nout++] = *f;
+		*f = c[i];
+		f->count = 1;
+	}
+	/* The evictions of several samples at once: more cache misses of
+	 * the large table overlap. */
+	if (tab->nout >= 2 * AGG_BATCH) {
+		cagg_add_batch(tab, tab->out, tab->nout);
+		tab->nout = 0;
+	}
+}
+
+static void agg_emit_one(struct raw_profile *p, const struct agg_entry *e)
+{
+	struct raw_object *o = &p->objs[e->obj];
+
+	switch (e->kind) {
+	case AGG_IP:
+		raw_add_ip(o, e->a, e->count);
+		break;
+	case AGG_EDGE:
+		raw_add_edge(o, e->a, e->obj2, e->b, e->count);
+		break;
+	case AGG_RANGE:
+		raw_add_range(o, e->a, e->b, e->count);
+		break;
+	case AGG_BRANCH:
+		raw_add_branch(o, e->a, e->obj2, e->b, e->count);
+		break;
+	}
+}
+
+/* fn(arg, entry) for every entry of the wide table, and of the compact
+ * ones unless only_wide, as a wide entry with its count; a key may come
+ * more than once (a count that went to the large or the wide table, and
+ * the rest of it). */
+static void agg_each(const struct aggtab *tab, int only_wide,
+		     void (*fn)(void *arg, const struct agg_entry *e), void *arg)
+{
+	const struct agg_centry *t[3] = { tab->front, tab->cagg, tab->out };
+	size_t cap[3] = { tab->front ? (size_t)1 << FRONT_BITS : 0, tab->cap_cagg, tab->nout };
+
+	for (int k = 0; k < 3 && !only_wide; k++)
+		for (size_t i = 0; i < cap[k]; i++)
+			if (t[k][i].count) {
+				struct agg_entry w = cagg_wide(&t[k][i], t[k][i].count);
+
+				fn(arg, &w);
+			}
+	for (size_t i = 0; i < tab->cap_agg; i++)
+		if (tab->agg[i].kind)
+			fn(arg, &tab->agg[i]);
+}
+
+static void emit_one(void *arg, const struct agg_entry *e)
+{
+	agg_emit_one(arg, e);
+}
+
+/* How many entries each object gets, by kind: n[4 * obj + kind - 1]. */
+static void emit_count(void *arg, const struct agg_entry *e)
+{
+	((size_t *)arg)[4 * e->obj + e->kind - 1]++;
+}
+
+/* Room in the objects' arrays for what the tables hold: grown one entry
+ * at a time, they were copied again and again (7% of an import). */
+static void emit_reserve(const struct aggtab *tab, struct raw_profile *p)
+{
+	size_t *n = xcalloc(4 * p->nobjs + 1, sizeof(*n));
+
+	agg_each(tab, 0, emit_count, n);
+	for (size_t i = 0; i < p->nobjs; i++) {
+		struct raw_object *o = &p->objs[i];
+		const size_t *k = &n[4 * i];
+
+		grow(&o->ips, &o->cap_ips, o->nips + k[AGG_IP - 1], sizeof(*o->ips));
+		grow(&o->edges, &o->cap_edges, o->nedges + k[AGG_EDGE - 1], sizeof(*o->edges));
+		grow(&o->ranges, &o->cap_ranges, o->nranges + k[AGG_RANGE - 1],
+		     sizeof(*o->ranges));
+		grow(&o->branches, &o->cap_branches, o->nbranches + k[AGG_BRANCH - 1],
+		     sizeof(*o->branches));
+	}
+	free(n);
+}
+
+/* A compact entry's sort key in the order that raw_normalize() sorts an
+ * object's arrays in (a, obj2, b: an IP's offset; a range's begin and
+ * end; a branch's or an edge's source, target object and target), 78
+ * bits, as digit d of 5 of 16 bits, the least significant first. */
+static unsigned cagg_digit(const struct agg_centry *c, int d)
+{
+	switch (d) {
+	case 0: return c->b & 0xffff;
+	case 1: return c->b >> 16;
+	case 2: return c->tag & COBJ_MASK;
+	case 3: return c->a & 0xffff;
+	default: return c->a >> 16;
+	}
+}
+
+/* Sort v[n] by that key, a pass a digit (a radix sort, stable), with
+ * tmp[n] to move to and fro; a digit that all share is skipped.  Returns
+ * the sorted array, v or tmp. */
+static struct agg_centry *cagg_sort(struct agg_centry *v, struct agg_centry *tmp,
+				      size_t n)
+{
+	size_t *cnt = xcalloc((size_t)5 << 16, sizeof(*cnt));
+
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 5; d++)
+			cnt[(size_t)d << 16 | cagg_digit(&v[i], d)]++;
+	for (int d = 0; d < 5; d++) {
+		size_t *c = &cnt[(size_t)d << 16], at = 0;
+		struct agg_centry *t;
+
+		if (!n || c[cagg_digit(&v[0], d)] == n)
+			continue;
+		for (size_t x = 0; x < (size_t)1 << 16; x++) {
+			size_t k = c[x];
+
+			c[x] = at;
+			at += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[c[cagg_digit(&v[i], d)]++] = v[i];
+		t = v, v = tmp, tmp = t;
+	}
+	free(cnt);
+	return v;
+}
+
+/* The tables into the profile; a key that comes more than once is added
+ * up by raw_normalize().  The compact entries go in the order that it
+ * sorts in, so that its sort finds them sorted (lib/util.c sort()): a
+ * radix sort here is ten times faster than its qsort() (an import of
+ * many distinct branches spent 14% of its time there).  The compact
+ * tables are freed before the profile's arrays grow, the wide one at the
+ * end. */
+void aggtab_emit(struct aggtab *tab, struct raw_profile *p)
+{
+	struct agg_centry *t[3] = { tab->front, tab->cagg, tab->out }, *v, *tmp, *s;
+	size_t cap[3] = { tab->front ? (size_t)1 << FRONT_BITS : 0, tab->cap_cagg, tab->nout };
+	size_t n = 0;
+
+	emit_reserve(tab, p);
+	v = xmalloc((tab->ncagg + cap[0] + cap[2] + 1) * sizeof(*v));
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < cap[k]; i++)
+			if (t[k][i].count)
+				v[n++] = t[k][i];
+	free(tab->front);
+	free(tab->cagg);
+	free(tab->out);
+	tab->front = tab->cagg = tab->out = NULL;
+	tab->ncagg = tab->cap_cagg = tab->nout = 0;
+	tmp = xmalloc((n + 1) * sizeof(*tmp));
+	s = cagg_sort(v, tmp, n);
+	for (size_t i = 0; i < n; i++) {
+		struct agg_entry w = cagg_wide(&s[i], s[i].count);
+
+		agg_emit_one(p, &w);
+	}
+	free(v);
+	free(tmp);
+	agg_each(tab, 1, emit_one, p);
+	aggtab_free(tab);
+}
+
+void aggtab_init(struct aggtab *tab)
+{
+	memset(tab, 0, sizeof(*tab));
+	tab->cagg_max = UINT32_MAX;
+}
+
+void aggtab_free(struct aggtab *tab)
+{
+	free(tab->agg);
+	free(tab->cagg);
+	free(tab->front);
+	free(tab->out);
+	aggtab_init(tab);
+}
+
+/* A merge into dst: compact keys in batches, as a sample's. */
+struct merge {
+	struct aggtab *dst;
+	struct agg_centry c[AGG_OUT];
+	size_t n;
+};
+
+static void merge_one(void *arg, const struct agg_entry *e)
+{
+	struct merge *g = arg;
+
+	if (e->count > UINT32_MAX || !agg_compact(e, &g->c[g->n])) {
+		struct agg_entry k = *e;
+
+		k.count = 0;
+		aggtab_add(g->dst, &k, e->count);
+		return;
+	}
+	g->c[g->n++].count = (uint32_t)e->count;
+	if (g->n == AGG_OUT) {
+		cagg_add_batch(g->dst, g->c, g->n);
+		g->n = 0;
+	}
+}
+
+void aggtab_merge(struct aggtab *dst, const struct aggtab *src)
+{
+	struct merge g = { .dst = dst, .n = 0 };
+
+	agg_each(src, 0, merge_one, &g);
+	cagg_add_batch(dst, g.c, g.n);
+}
