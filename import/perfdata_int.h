@@ -230,9 +230,13 @@ void pd_jobs_start(struct imp *m);
 /* A sample record, in its turn: 1 if it went to a batch of the threads,
  * 0 if the caller must decode it (one thread). */
 int pd_jobs_sample(struct imp *m, const struct rec *rc);
-/* Wait until the samples given to other threads are added up (before
- * the window moves). */
+/* Wait until the samples given to other threads are added up. */
 void pd_jobs_drain(struct imp *m);
+/* The window is to move (m->jobs set): a buffer of at least cap bytes
+ * for it, other than m->win, that no batch reads.  m->win stays as it is
+ * until the batches that point into it are added up.  The threads own
+ * the buffers: pd_jobs_finish() frees all but the m->win of then. */
+uint8_t *pd_jobs_window(struct imp *m, size_t cap);
 /* An address space is about to change: pd_jobs_drain(), and the
  * mappings are indexed again before the next batch goes out. */
 void pd_jobs_change(struct imp *m);

@@ -559,7 +559,7 @@ void samples_worker_free(struct samples *w)
 	w->agg = NULL;
 }
 
-void samples_merge(struct samples *dst, const struct samples *w)
+void samples_merge(struct samples *dst, struct samples *w)
 {
 	const struct raw_stacks *st = &w->prof->stacks;
 
@@ -577,6 +577,18 @@ void samples_merge(struct samples *dst, const struct samples *w)
 	dst->edges_unattr += w->edges_unattr;
 	dst->branches_unattr += w->branches_unattr;
 	dst->ranges_unattr += w->ranges_unattr;
+	if (!dst->nagg) {	/* w's table becomes dst's, without a copy */
+		free(dst->agg);
+		dst->agg = w->agg;
+		dst->nagg = w->nagg;
+		dst->cap_agg = w->cap_agg;
+		w->agg = NULL;
+		w->nagg = w->cap_agg = 0;
+	}
+	/* w's entries come in the order of its slots, that is by hash: in a
+	 * smaller table they would pile up in long runs of probes. */
+	while (dst->cap_agg < w->cap_agg)
+		agg_reserve(dst, dst->cap_agg - dst->nagg + 1);
 	for (size_t i = 0; i < w->cap_agg; i++) {
 		const struct samples_agg *e = &w->agg[i];
 		struct samples_agg *s;

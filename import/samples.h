@@ -111,8 +111,9 @@ void samples_worker(struct samples *w, const struct samples *main,
 		    struct raw_profile *stacks);
 void samples_worker_free(struct samples *w);
 /* Add what w counted (its aggregated samples, stacks, counters) to dst:
- * the profile is then that of one thread that added up both. */
-void samples_merge(struct samples *dst, const struct samples *w);
+ * the profile is then that of one thread that added up both.  If dst has
+ * no aggregated samples, w's table becomes dst's (w's is then empty). */
+void samples_merge(struct samples *dst, struct samples *w);
 
 /* ---- address spaces ---- */
 
