@@ -114,6 +114,9 @@ struct imp {
 	size_t len;
 	const char *name;
 	int failed, pipe, unfinished, warned_partial;
+	/* The data section read once: pass 1's records stop the import
+	 * (perfdata.c one_pass_ok). */
+	int one_pass;
 	/* A worker thread's view (perfdata_jobs.c): failures are not
 	 * printed, as the import is then done again on one thread. */
 	int quiet;
@@ -219,7 +222,8 @@ int pd_scan_records(struct imp *m, size_t off, size_t end);
 /* EVENT_UPDATE name records (pipe mode) once the attributes are known. */
 void pd_scan_event_names(struct imp *m, size_t off, size_t end);
 /* Pass 2: every record of [off, end) delivered in perf's order.  0, or
- * -1 after the message. */
+ * -1 after the message.  m->one_pass: -1 also (silently) at a record
+ * that pass 1 acts on. */
 int pd_process_records(struct imp *m, size_t off, size_t end);
 
 /* ---- perfdata_jobs.c ---- */

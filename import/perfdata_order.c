@@ -181,6 +181,14 @@ int pd_scan_records(struct imp *m, size_t off, size_t end)
 	return m->failed ? -1 : 0;
 }
 
+/* Does pass 1 act on a record of this type (or stop at it)? */
+static int pass1_record(const struct imp *m, uint32_t type)
+{
+	return type == PERF_RECORD_EVENT_UPDATE || type == PERF_RECORD_HEADER_FEATURE ||
+	       type == PERF_RECORD_HEADER_BUILD_ID || type == PERF_RECORD_COMPRESSED ||
+	       (type == PERF_RECORD_HEADER_ATTR && m->pipe);
+}
+
 /* EVENT_UPDATE name records (pipe mode) once the attributes are known. */
 void pd_scan_event_names(struct imp *m, size_t off, size_t end)
 {
@@ -331,6 +339,10 @@ int pd_process_records(struct imp *m, size_t off, size_t end)
 		if (r)
 			break;
 		if (rc.type > PD_KERNEL_RECORD_MAX) {
+			if (m->one_pass && pass1_record(m, rc.type)) {
+				m->failed = 1;	/* the import is done again */
+				return -1;
+			}
 			if (rc.type == PERF_RECORD_FINISHED_ROUND && m->ordered) {
 				flush(m, m->next_flush);
 				m->next_flush = m->max_time;
