@@ -38,6 +38,12 @@
 #define BATCH 1024
 /* Batches in the ring for each worker, besides the one being filled. */
 #define RING 3
+/* A worker hands its table on to the calling thread's (samples_flush)
+ * when it holds this many keys: its table then stays at 2^19 entries
+ * (16 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
+ * import's memory is that of about one table, not one a thread. */
+#define FLUSH_AT 300000
+
 /* Window buffers: the reader's, and those that batches still read.  A
  * window holds many batches (16 MiB: 20,000 samples of perf record -b),
  * more than the ring: the third is seldom made. */
@@ -69,11 +75,12 @@ struct pd_jobs {
 	pthread_mutex_t mu;
 	pthread_cond_t work;	/* a batch is queued, or quit */
 	pthread_cond_t space;	/* a batch or window is free, a worker idle */
+	pthread_mutex_t flush;	/* the calling thread's table (samples_flush) */
 	struct batch *free, *head, *tail;	/* free list; the queue */
 	int busy;		/* workers adding up a batch */
 	int quit, redo;
 	int waiting_work, waiting_space;
-	const struct imp *m;	/* the calling thread's, for refresh() */
+	struct imp *m;		/* the calling thread's: refresh(), flushes */
 	struct job *j;
 	int nj;
 	struct batch *ring, *cur;	/* all batches; the one being filled */
@@ -81,6 +88,7 @@ struct pd_jobs {
 	struct winbuf win[WINDOWS];	/* win[0]: the window at the start */
 	int nwin, curwin;	/* curwin: m->win's, or -1 (no window) */
 	int indexed;		/* maps_index() since the last change */
+	size_t flush_at;	/* FLUSH_AT, or perfdata_options.flush_at */
 };
 
 /* The worker's view of what the calling thread owns and may have
@@ -132,6 +140,13 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&J->mu);
 		if (!j->w.failed)	/* after a failure, only empty the queue */
 			add_batch(&j->w, b);
+		/* The calling thread adds no samples up while threads run:
+		 * only flushes write its table. */
+		if (samples_aggregated(&j->w.s) >= J->flush_at) {
+			pthread_mutex_lock(&J->flush);
+			samples_flush(&J->m->s, &j->w.s);
+			pthread_mutex_unlock(&J->flush);
+		}
 		pthread_mutex_lock(&J->mu);
 		J->busy--;
 		if (b->win >= 0)
@@ -328,7 +343,9 @@ void pd_jobs_start(struct imp *m)
 	pthread_mutex_init(&J->mu, NULL);
 	pthread_cond_init(&J->work, NULL);
 	pthread_cond_init(&J->space, NULL);
+	pthread_mutex_init(&J->flush, NULL);
 	J->m = m;
+	J->flush_at = m->opt->flush_at ? m->opt->flush_at : FLUSH_AT;
 	J->curwin = -1;
 	if (m->win) {	/* the pool owns the window until the end */
 		J->win[0] = (struct winbuf){ .b = m->win, .cap = m->win_cap };
@@ -406,6 +423,7 @@ static void jobs_free(struct pd_jobs *J)
 	pthread_mutex_destroy(&J->mu);
 	pthread_cond_destroy(&J->work);
 	pthread_cond_destroy(&J->space);
+	pthread_mutex_destroy(&J->flush);
 	free(J->ring);
 	free(J->j);
 	free(J);

@@ -559,24 +559,10 @@ void samples_worker_free(struct samples *w)
 	w->agg = NULL;
 }
 
-void samples_merge(struct samples *dst, struct samples *w)
+/* Add w's aggregated samples to dst's.  If dst has none, w's table
+ * becomes dst's and w has none. */
+static void agg_merge(struct samples *dst, struct samples *w)
 {
-	const struct raw_stacks *st = &w->prof->stacks;
-
-	dst->taken += w->taken;
-	dst->kernel += w->kernel;
-	dst->guest += w->guest;
-	dst->no_user_stack += w->no_user_stack;
-	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
-	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
-		dst->tmin = w->tmin;
-	if (w->tmax > dst->tmax)
-		dst->tmax = w->tmax;
-	for (int r = 0; r < UNATTR_MAX; r++)
-		dst->unattr[r] += w->unattr[r];
-	dst->edges_unattr += w->edges_unattr;
-	dst->branches_unattr += w->branches_unattr;
-	dst->ranges_unattr += w->ranges_unattr;
 	if (!dst->nagg) {	/* w's table becomes dst's, without a copy */
 		free(dst->agg);
 		dst->agg = w->agg;
@@ -604,6 +590,40 @@ void samples_merge(struct samples *dst, struct samples *w)
 			s->count += e->count;
 		}
 	}
+}
+
+size_t samples_aggregated(const struct samples *s)
+{
+	return s->nagg;
+}
+
+void samples_flush(struct samples *dst, struct samples *w)
+{
+	agg_merge(dst, w);
+	if (w->agg)
+		memset(w->agg, 0, w->cap_agg * sizeof(*w->agg));
+	w->nagg = 0;
+}
+
+void samples_merge(struct samples *dst, struct samples *w)
+{
+	const struct raw_stacks *st = &w->prof->stacks;
+
+	dst->taken += w->taken;
+	dst->kernel += w->kernel;
+	dst->guest += w->guest;
+	dst->no_user_stack += w->no_user_stack;
+	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
+	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
+		dst->tmin = w->tmin;
+	if (w->tmax > dst->tmax)
+		dst->tmax = w->tmax;
+	for (int r = 0; r < UNATTR_MAX; r++)
+		dst->unattr[r] += w->unattr[r];
+	dst->edges_unattr += w->edges_unattr;
+	dst->branches_unattr += w->branches_unattr;
+	dst->ranges_unattr += w->ranges_unattr;
+	agg_merge(dst, w);
 	for (size_t i = 0; i < st->n; i++)
 		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
 			      st->v[i].count);

@@ -114,6 +114,14 @@ void samples_worker_free(struct samples *w);
  * the profile is then that of one thread that added up both.  If dst has
  * no aggregated samples, w's table becomes dst's (w's is then empty). */
 void samples_merge(struct samples *dst, struct samples *w);
+/* The distinct keys (branches, ranges, IPs, edges) that s has added up
+ * and not yet handed on: what its table holds. */
+size_t samples_aggregated(const struct samples *s);
+/* Hand w's aggregated samples on to dst (w's table is then empty, and
+ * smaller than dst's), its counters and stacks not: so that the table of
+ * a worker (samples_worker) stays small, and the import's memory that of
+ * one table. */
+void samples_flush(struct samples *dst, struct samples *w);
 
 /* ---- address spaces ---- */
 
