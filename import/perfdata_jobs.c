@@ -389,12 +389,19 @@ static void stop(struct pd_jobs *J)
 		pthread_join(J->j[i].th, NULL);
 }
 
-/* Add up what the stopped workers counted into m. */
+/* Add up what the stopped workers counted into m: the largest table
+ * first, which m's takes over when it has none (samples_merge), so that
+ * the smaller ones go into it without making it grow. */
 static void merge(struct imp *m)
 {
 	struct pd_jobs *J = m->jobs;
+	int first = 0;
 
-	for (int i = 0; i < J->nj; i++) {
+	for (int i = 1; i < J->nj; i++)
+		if (samples_aggregated(&J->j[i].w.s) > samples_aggregated(&J->j[first].w.s))
+			first = i;
+	for (int n = 0; n < J->nj; n++) {
+		int i = n == 0 ? first : n == first ? 0 : n;
 		struct imp *w = &J->j[i].w;
 
 		for (size_t k = 0; k < m->nattrs; k++)
