@@ -39,15 +39,16 @@
 /* Batches in the ring for each worker, besides the one being filled. */
 #define RING 3
 /* A worker hands its table on to the calling thread's (samples_flush)
- * when it holds this many keys: its table then stays at 2^19 entries
- * (16 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
+ * when it holds this many keys: its table then stays at 2^18 entries
+ * (8 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
  * import's memory is that of about one table, not one a thread. */
-#define FLUSH_AT 300000
+#define FLUSH_AT 130000
 
-/* Window buffers: the reader's, and those that batches still read.  A
+/* Window buffers: the reader's, and the one that batches still read.  A
  * window holds many batches (16 MiB: 20,000 samples of perf record -b),
- * more than the ring: the third is seldom made. */
-#define WINDOWS 3
+ * more than the ring: when the window moves again, the batches of the
+ * one before are added up, or nearly. */
+#define WINDOWS 2
 
 struct batch {
 	const uint8_t *rec[BATCH];	/* sample records, in their turn */
