@@ -431,6 +431,44 @@ void aggtab_merge(struct aggtab *dst, const struct aggtab *src)
 {
 	struct merge g = { .dst = dst, .n = 0 };
 
+	/* src's entries come in the order of its slots, that is of their
+	 * hashes: grown on the way, dst would first take them into a table
+	 * smaller than src's, where they pile up in long runs of probes. */
+	cagg_reserve(dst, src->ncagg + src->nout +
+		     (src->front ? (size_t)1 << FRONT_BITS : 0));
+	agg_reserve(dst, src->nagg);
 	agg_each(src, 0, merge_one, &g);
 	cagg_add_batch(dst, g.c, g.n);
+}
+
+void aggtab_take(struct aggtab *dst, struct aggtab *src)
+{
+	if (!dst->ncagg && !dst->nagg && !dst->front) {	/* no copy */
+		uint32_t max = dst->cagg_max;
+
+		aggtab_free(dst);
+		*dst = *src;
+		dst->cagg_max = max;
+		aggtab_init(src);
+		src->cagg_max = max;
+		return;
+	}
+	aggtab_merge(dst, src);
+	aggtab_clear(src);
+}
+
+void aggtab_clear(struct aggtab *tab)
+{
+	if (tab->front)
+		memset(tab->front, 0, ((size_t)1 << FRONT_BITS) * sizeof(*tab->front));
+	if (tab->cagg)
+		memset(tab->cagg, 0, tab->cap_cagg * sizeof(*tab->cagg));
+	if (tab->agg)
+		memset(tab->agg, 0, tab->cap_agg * sizeof(*tab->agg));
+	tab->ncagg = tab->nagg = tab->nout = 0;
+}
+
+size_t aggtab_keys(const struct aggtab *tab)
+{
+	return tab->ncagg + tab->nagg;
 }

@@ -99,6 +99,16 @@ static inline void aggtab_add_one(struct aggtab *tab, struct agg_centry *c, size
  * one thread that added up both would hold, as far as aggtab_emit()
  * and raw_normalize() can tell. */
 void aggtab_merge(struct aggtab *dst, const struct aggtab *src);
+/* The same, and src is then empty: if dst is empty, src's tables become
+ * dst's without a copy (src allocates anew), else they are cleared and
+ * kept (aggtab_clear). */
+void aggtab_take(struct aggtab *dst, struct aggtab *src);
+/* No counts, the tables kept at their size: a table that is filled
+ * again soon is not allocated and faulted in again. */
+void aggtab_clear(struct aggtab *tab);
+/* Distinct keys in the compact and wide tables: what a merge of tab
+ * adds to a table at most, but for the 2^14 of the front table. */
+size_t aggtab_keys(const struct aggtab *tab);
 
 /* Every count into p's objects (raw_add_ip/edge/range/branch; their
  * arrays grown once, and compact keys in raw_normalize()'s order so that

@@ -157,6 +157,10 @@ static int select_events(struct imp *m, size_t data_off, size_t data_end)
 				       !strcmp(m->opt->event, m->attrs[i].name);
 		selected += m->attrs[i].selected;
 	}
+	if (!selected && m->quiet) {	/* one pass: tried again with two */
+		m->failed = 1;
+		return -1;
+	}
 	if (!selected) {
 		char list[512] = "";
 		size_t n = 0;
@@ -172,17 +176,63 @@ static int select_events(struct imp *m, size_t data_off, size_t data_end)
 	return 0;
 }
 
-/* One import into p with these options: 0, -1 after the message, or 1
- * if the threads met a sample that one thread must add up
- * (perfdata_jobs.c): p is emptied and nothing was printed.  *warned: the
- * partial-file warning was printed (in and out). */
+/* Can the data section be read in one pass (m->one_pass)?  What pass 1
+ * looks for (pd_scan_records) is then met in pass 2 instead, where it
+ * is too late: the import stops, silently, and is done again in two
+ * passes (import(), return 2).  Not for a pipe (the attributes are in
+ * its data), nor a file perf did not finish (its warning would be
+ * printed twice), nor --call-graph dwarf (the unwinder's messages). */
+static int one_pass_ok(const struct imp *m)
+{
+	if (m->pipe || m->unfinished)
+		return 0;
+	for (size_t i = 0; i < m->nattrs; i++)
+		if (m->attrs[i].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+			return 0;
+	return 1;
+}
+
+/* The magic, the file header and, in two passes, pass 1.  0, or -1
+ * after the message. */
+static int read_header(struct imp *m, size_t *data_off, size_t *data_end,
+		       int one_pass)
+{
+	uint64_t magic;
+
+	if (m->len < 8)
+		return pd_fail(m, 0, "truncated: need 8 bytes for the magic, %zu left", m->len);
+	magic = get64(m->buf);
+	if (magic == PERF_MAGIC2_SWAPPED)
+		return pd_fail(m, 0, "a big-endian perf.data file; this pgoprof reads little-endian ones");
+	if (magic != PERF_MAGIC2)
+		return pd_fail(m, 0, !memcmp(m->buf, "PERFFILE", 8) ?
+			       "perf.data version 1 (PERFFILE); this pgoprof reads version 2 (PERFILE2)" :
+			       "not a perf.data file (bad magic)");
+	if (pd_read_file_header(m, data_off, data_end))
+		return -1;
+	/* From here on, a failure of one pass is not printed: the import
+	 * is done again in two, which prints it. */
+	m->one_pass = one_pass && one_pass_ok(m);
+	m->quiet = m->one_pass;
+	if (!m->one_pass && pd_scan_records(m, *data_off, *data_end))
+		return -1;
+	if (!m->nattrs)
+		return pd_fail(m, m->pipe ? 0 : 24, "no event attributes in the file");
+	return 0;
+}
+
+/* One import into p with these options, in one pass over the data if
+ * one_pass (and the file allows): 0, -1 after the message, 1 if the
+ * threads met a sample that one thread must add up (perfdata_jobs.c), or
+ * 2 if the one pass met what needs two: after 1 and 2, p is emptied and
+ * nothing was printed.  *warned: the partial-file warning was printed
+ * (in and out). */
 static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 		  const char *name, const struct perfdata_options *opt,
-		  int *warned)
+		  int *warned, int one_pass)
 {
 	struct imp m = { 0 };
 	size_t data_off = 0, data_end = 0;
-	uint64_t magic;
 	int redo = 0;
 
 	m.opt = opt;
@@ -191,29 +241,8 @@ static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	m.name = name;
 	m.warned_partial = *warned;
 	samples_init(&m.s, p, m.opt->no_local_files);
-	if (len < 8) {
-		pd_fail(&m, 0, "truncated: need 8 bytes for the magic, %zu left", len);
-		goto out;
-	}
-	magic = get64(buf);
-	if (magic == PERF_MAGIC2_SWAPPED) {
-		pd_fail(&m, 0, "a big-endian perf.data file; this pgoprof reads little-endian ones");
-		goto out;
-	}
-	if (magic != PERF_MAGIC2) {
-		pd_fail(&m, 0, !memcmp(buf, "PERFFILE", 8) ?
-			"perf.data version 1 (PERFFILE); this pgoprof reads version 2 (PERFILE2)" :
-			"not a perf.data file (bad magic)");
-		goto out;
-	}
-	if (pd_read_file_header(&m, &data_off, &data_end) ||
-	    pd_scan_records(&m, data_off, data_end))
-		goto out;
-	if (!m.nattrs) {
-		pd_fail(&m, m.pipe ? 0 : 24, "no event attributes in the file");
-		goto out;
-	}
-	if (select_events(&m, data_off, data_end))
+	if (read_header(&m, &data_off, &data_end, one_pass) ||
+	    select_events(&m, data_off, data_end))
 		goto out;
 	m.ordered = !!(m.attrs[0].flags & A_SAMPLE_ID_ALL);
 	for (size_t i = 0; i < m.nattrs; i++)
@@ -221,6 +250,7 @@ static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	pd_jobs_start(&m);
 	if (pd_process_records(&m, data_off, data_end) || (redo = pd_jobs_finish(&m)))
 		goto out;
+	m.quiet = 0;
 	/* Its file IDs are object indices, which raw_drop_empty_objects
 	 * renumbers. */
 	unwind_free(m.uw);
@@ -235,7 +265,7 @@ out:
 	imp_free(&m);
 	if (m.failed || redo) {
 		raw_free(p);
-		return redo ? 1 : -1;
+		return m.one_pass ? 2 : redo ? 1 : -1;
 	}
 	return 0;
 }
@@ -249,16 +279,19 @@ int perfdata_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 
 	if (!opt)
 		opt = &defaults;
-	/* Threads only into an empty profile, which a redo can empty again. */
+	/* Threads and one pass only into an empty profile, which a redo can
+	 * empty again. */
 	if (p->nobjs || p->nmeta || p->ncounters || p->stacks.n) {
 		one = *opt;
 		one.jobs = 1;
-		opt = &one;
+		return import(p, buf, len, name, &one, &warned, 0);
 	}
-	r = import(p, buf, len, name, opt, &warned);
+	r = import(p, buf, len, name, opt, &warned, 1);
+	if (r == 2)
+		r = import(p, buf, len, name, opt, &warned, 0);
 	if (r <= 0)
 		return r;
 	one = *opt;
 	one.jobs = 1;
-	return import(p, buf, len, name, &one, &warned);
+	return import(p, buf, len, name, &one, &warned, 0);
 }

@@ -114,6 +114,9 @@ struct imp {
 	size_t len;
 	const char *name;
 	int failed, pipe, unfinished, warned_partial;
+	/* The data section read once: pass 1's records stop the import
+	 * (perfdata.c one_pass_ok). */
+	int one_pass;
 	/* A worker thread's view (perfdata_jobs.c): failures are not
 	 * printed, as the import is then done again on one thread. */
 	int quiet;
@@ -219,7 +222,8 @@ int pd_scan_records(struct imp *m, size_t off, size_t end);
 /* EVENT_UPDATE name records (pipe mode) once the attributes are known. */
 void pd_scan_event_names(struct imp *m, size_t off, size_t end);
 /* Pass 2: every record of [off, end) delivered in perf's order.  0, or
- * -1 after the message. */
+ * -1 after the message.  m->one_pass: -1 also (silently) at a record
+ * that pass 1 acts on. */
 int pd_process_records(struct imp *m, size_t off, size_t end);
 
 /* ---- perfdata_jobs.c ---- */
@@ -230,9 +234,13 @@ void pd_jobs_start(struct imp *m);
 /* A sample record, in its turn: 1 if it went to a batch of the threads,
  * 0 if the caller must decode it (one thread). */
 int pd_jobs_sample(struct imp *m, const struct rec *rc);
-/* Wait until the samples given to other threads are added up (before
- * the window moves). */
+/* Wait until the samples given to other threads are added up. */
 void pd_jobs_drain(struct imp *m);
+/* The window is to move (m->jobs set): a buffer of at least cap bytes
+ * for it, other than m->win, that no batch reads.  m->win stays as it is
+ * until the batches that point into it are added up.  The threads own
+ * the buffers: pd_jobs_finish() frees all but the m->win of then. */
+uint8_t *pd_jobs_window(struct imp *m, size_t cap);
 /* An address space is about to change: pd_jobs_drain(), and the
  * mappings are indexed again before the next batch goes out. */
 void pd_jobs_change(struct imp *m);

@@ -31,12 +31,15 @@ static void window_move(struct imp *m, size_t lo, size_t cap)
 	size_t keep = lo >= m->win_lo && lo < m->win_hi ? m->win_hi - lo : 0;
 	uint8_t *w = m->win;
 
-	if (cap > m->win_cap)
+	if (m->jobs)	/* threads may read the old window still */
+		w = pd_jobs_window(m, cap);
+	else if (cap > m->win_cap)
 		w = xmalloc_huge(cap);
 	if (keep)
 		memmove(w, m->win + (lo - m->win_lo), keep);
 	if (w != m->win) {
-		free(m->win);
+		if (!m->jobs)
+			free(m->win);
 		m->win = w;
 		m->win_cap = cap;
 	}
@@ -47,15 +50,14 @@ static void window_move(struct imp *m, size_t lo, size_t cap)
 /* opt->fd_set: make file bytes [off, off + n) readable at buf + off,
  * keeping those of the queued records (reads go forward, but for a new
  * pass from the start).  The window moves, and grows if the queued
- * records need it, only here, after the samples in flight are done with
- * it.  0, or -1 after the message. */
+ * records need it, only here; with threads, into another buffer
+ * (pd_jobs_window).  0, or -1 after the message. */
 static int window(struct imp *m, size_t off, size_t n)
 {
 	size_t lo = off, cap = m->win_cap ? m->win_cap : WIN_MIN;
 
 	if (!m->opt->fd_set || (off >= m->win_lo && off + n <= m->win_hi))
 		return 0;
-	pd_jobs_drain(m);
 	if (off >= m->win_lo && off <= m->win_hi)
 		lo = lowest_queued(m, off);
 	lo &= ~(size_t)4095;	/* page-aligned reads */
@@ -177,6 +179,14 @@ int pd_scan_records(struct imp *m, size_t off, size_t end)
 		}
 	}
 	return m->failed ? -1 : 0;
+}
+
+/* Does pass 1 act on a record of this type (or stop at it)? */
+static int pass1_record(const struct imp *m, uint32_t type)
+{
+	return type == PERF_RECORD_EVENT_UPDATE || type == PERF_RECORD_HEADER_FEATURE ||
+	       type == PERF_RECORD_HEADER_BUILD_ID || type == PERF_RECORD_COMPRESSED ||
+	       (type == PERF_RECORD_HEADER_ATTR && m->pipe);
 }
 
 /* EVENT_UPDATE name records (pipe mode) once the attributes are known. */
@@ -329,6 +339,10 @@ int pd_process_records(struct imp *m, size_t off, size_t end)
 		if (r)
 			break;
 		if (rc.type > PD_KERNEL_RECORD_MAX) {
+			if (m->one_pass && pass1_record(m, rc.type)) {
+				m->failed = 1;	/* the import is done again */
+				return -1;
+			}
 			if (rc.type == PERF_RECORD_FINISHED_ROUND && m->ordered) {
 				flush(m, m->next_flush);
 				m->next_flush = m->max_time;

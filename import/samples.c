@@ -485,7 +485,17 @@ void samples_worker_free(struct samples *w)
 	aggtab_free(&w->agg);
 }
 
-void samples_merge(struct samples *dst, const struct samples *w)
+size_t samples_aggregated(const struct samples *s)
+{
+	return aggtab_keys(&s->agg);
+}
+
+void samples_flush(struct samples *dst, struct samples *w)
+{
+	aggtab_take(&dst->agg, &w->agg);
+}
+
+void samples_merge(struct samples *dst, struct samples *w)
 {
 	const struct raw_stacks *st = &w->prof->stacks;
 
@@ -503,7 +513,7 @@ void samples_merge(struct samples *dst, const struct samples *w)
 	dst->edges_unattr += w->edges_unattr;
 	dst->branches_unattr += w->branches_unattr;
 	dst->ranges_unattr += w->ranges_unattr;
-	aggtab_merge(&dst->agg, &w->agg);
+	aggtab_take(&dst->agg, &w->agg);
 	for (size_t i = 0; i < st->n; i++)
 		raw_add_stack(dst->prof, &st->frames[st->v[i].first], st->v[i].depth,
 			      st->v[i].count);

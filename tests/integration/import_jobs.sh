@@ -3,7 +3,8 @@
 # pgoprof import -j N (issue 17): the samples added up on several threads
 # give byte for byte the raw profile of -j1, the one-thread path, on
 # inputs that exercise what could make them differ: branch records (lbrgen,
-# several thousand samples: many batches), call chains, a perf record -g
+# several thousand samples: many batches; and a file larger than the
+# reading window), call chains, a perf record -g
 # of several processes that start, fork, exec and map libraries while
 # others are sampled (mappings that change mid-file), a sample that fails
 # to decode in the middle of the file (the same message, the same exit
@@ -20,7 +21,8 @@ if ! make -s -C "$TOP" build/bench/lbrgen >build.log 2>&1; then
 fi
 if ! $CLANG -O2 -g -o dispatch "$TOP/tests/lbrsynth/progs/dispatch.c" >cc.log 2>&1 ||
    ! "$LBRGEN" -q -n 20000 -s 5 -o lbr.data dispatch >gen.log 2>&1 ||
-   ! "$LBRGEN" -q --callchain -n 20000 -s 5 -o chain.data dispatch >>gen.log 2>&1; then
+   ! "$LBRGEN" -q --callchain -n 20000 -s 5 -o chain.data dispatch >>gen.log 2>&1 ||
+   ! "$LBRGEN" -q -n 70000 -s 7 -o long.data dispatch >>gen.log 2>&1; then
 	fail "make the test inputs" "$(tail -n 3 cc.log gen.log | tr '\n' ' ')"; exit 0
 fi
 
@@ -52,6 +54,9 @@ n=$(counter lbr.data.j1.raw samples.taken)
 if [ "$n" = 20000 ]; then pass "the branch records' 20000 samples are all counted"
 else fail "the branch records' 20000 samples are all counted" "samples.taken $n"; fi
 same_jobs "call chains: -j1 = -j2 = -j3 = -j8" chain.data
+# 57 MB: the reading window (16 MiB) moves while batches still point
+# into its old buffers (perfdata_jobs.c pd_jobs_window).
+same_jobs "branch records over several windows: -j1 = -j2 = -j3 = -j8" long.data
 
 # The default: as many threads as CPUs, the same profile.
 "$PGOPROF" import -q -o lbr.default.raw lbr.data &&

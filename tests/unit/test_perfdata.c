@@ -1287,6 +1287,46 @@ static void test_truncated_and_flipped(void)
 }
 
 /* One truncation spelled out: the message names the byte offset. */
+/* -j: several threads give one thread's profile, also when each hands
+ * its table on after every batch (perfdata_options.flush_at), and when
+ * the file has more batches than the threads' ring. */
+static void test_jobs(void)
+{
+	struct perfdata_options o1 = { .jobs = 1 };
+	struct raw_profile p1;
+	struct tfile f;
+	struct wbuf b;
+
+	tf_init(&f);
+	tf_attr(&f, 0, 0, S_IP | S_TID | S_BRANCH_STACK, A_MMAP2 | A_BUILD_ID)->bst = BR_ANY;
+	t_mmap2(&f, 0, 100, 0x400000, 0x100000, 0, EXE, 20, 5, "/opt/exe", 0);
+	for (uint64_t i = 0; i < 20000; i++) {	/* 20 batches, distinct keys */
+		uint64_t a = 0x400000 + 16 * (i % 9000);
+		const uint64_t br[][2] = { { a + 8, a + 64 }, { a + 4, a }, { a + 200, a + 300 } };
+
+		t_sample(&f, &(struct tsample){ 0, a, 100, 0, NULL, 0, br, 3 });
+	}
+	b = tf_file(&f);
+	raw_init(&p1);
+	CHECK(import_capture(&p1, b.data, b.len, &o1) == 0);
+	CHECK(raw_get_counter(&p1, CNT_SAMPLES) == 20000);
+	for (int jobs = 2; jobs <= 4; jobs++) {
+		for (size_t flush_at = 0; flush_at <= 1; flush_at++) {
+			struct perfdata_options o = { .jobs = jobs, .flush_at = flush_at };
+			struct raw_profile p;
+
+			raw_init(&p);
+			CHECK(import_capture(&p, b.data, b.len, &o) == 0);
+			CHECK(raw_get_counter(&p, CNT_SAMPLES) == 20000);
+			CHECK(same_objects(&p, &p1));
+			raw_free(&p);
+		}
+	}
+	raw_free(&p1);
+	free(b.data);
+	tf_free(&f);
+}
+
 static void test_error_message(void)
 {
 	struct tfile f;
@@ -1321,6 +1361,7 @@ int main(void)
 	RUN(test_dwarf_stacks);
 	RUN(test_foreign_arch);
 	RUN(test_not_perf_data);
+	RUN(test_jobs);
 	RUN(test_error_message);
 	RUN(test_truncated_and_flipped);
 	return tests_failed ? 1 : 0;
