@@ -17,19 +17,6 @@ void wb_u8(struct wbuf *b, uint8_t v)
 	wb_bytes(b, &v, 1);
 }
 
-void wb_u32(struct wbuf *b, uint32_t v)
-{
-	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	wb_bytes(b, x, 4);
-}
-
-void wb_u64(struct wbuf *b, uint64_t v)
-{
-	wb_u32(b, (uint32_t)v);
-	wb_u32(b, (uint32_t)(v >> 32));
-}
-
 void wb_str(struct wbuf *b, const char *s)
 {
 	size_t n = strlen(s);
