@@ -331,16 +331,30 @@ static void sort_objects(struct raw_profile *p)
 	free(newidx);
 }
 
+static int has_samples(const struct raw_object *o)
+{
+	return o->nips || o->nedges || o->nranges || o->nbranches;
+}
+
 void raw_drop_empty_objects(struct raw_profile *p)
 {
-	uint8_t *used = xcalloc(p->nobjs, 1);
-	uint32_t *newidx = xcalloc(p->nobjs, sizeof(*newidx));
+	uint8_t *used;
+	uint32_t *newidx;
 	size_t n = 0, old_n = p->nobjs;
 
+	/* Most often none is empty: then the walks of every edge and branch
+	 * below (twice, with renumber()) would change nothing. */
+	while (n < p->nobjs && has_samples(&p->objs[n]))
+		n++;
+	if (n == p->nobjs)
+		return;
+	n = 0;
+	used = xcalloc(p->nobjs, 1);
+	newidx = xcalloc(p->nobjs, sizeof(*newidx));
 	for (size_t i = 0; i < p->nobjs; i++) {
 		const struct raw_object *o = &p->objs[i];
 
-		used[i] |= o->nips || o->nedges || o->nranges || o->nbranches;
+		used[i] |= has_samples(o);
 		for (size_t j = 0; j < o->nedges; j++)
 			if (o->edges[j].callee_obj < p->nobjs)
 				used[o->edges[j].callee_obj] = 1;
