@@ -42,11 +42,27 @@ static uint64_t agg_hash(const struct agg_entry *e)
 	return h ^ h >> 32;
 }
 
-/* c's slot in t (cap a power of two), probing from i (its hash). */
-static struct agg_centry *cagg_slot_at(struct agg_centry *t, size_t cap,
-					 const struct agg_centry *c, size_t i)
+/* The slot in a compact table of cap entries (a power of two) where a
+ * key of hash h starts probing: the hash's top bits, so that the slots
+ * of a table are in the order of the hashes (but for keys that probing
+ * moved on), whatever its size.  A table read in its slot order then
+ * goes into another (aggtab_merge, tab_reserve) from its start to its
+ * end: the hardware prefetches that walk, where low bits would jump
+ * from one cache miss to the next (a worker's hand-overs took a third
+ * of an import's time that way). */
+static size_t cagg_home(uint64_t h, size_t cap)
 {
-	for (i &= cap - 1; t[i].tag; i = (i + 1) & (cap - 1))
+	return (size_t)(h >> (64 - __builtin_ctzll(cap)));
+}
+
+/* c's slot in t (cap a power of two, at least 2), probing from the
+ * home of its hash h. */
+static struct agg_centry *cagg_slot_at(struct agg_centry *t, size_t cap,
+					 const struct agg_centry *c, uint64_t h)
+{
+	size_t i;
+
+	for (i = cagg_home(h, cap); t[i].tag; i = (i + 1) & (cap - 1))
 		if (t[i].tag == c->tag && t[i].a == c->a && t[i].b == c->b)
 			break;
 	return &t[i];
@@ -68,7 +84,7 @@ static void cagg_move(void *t, size_t cap, const void *from)
 	const struct agg_centry *c = from;
 
 	if (c->tag)
-		*cagg_slot_at(t, cap, c, (size_t)cagg_hash(c)) = *c;
+		*cagg_slot_at(t, cap, c, cagg_hash(c)) = *c;
 }
 
 static void agg_move(void *t, size_t cap, const void *from)
@@ -131,7 +147,7 @@ static void agg_count(struct aggtab *tab, const struct agg_entry *e, size_t h,
 /* Add n to c's count in the compact table (room reserved; h: its hash);
  * what would pass tab->cagg_max goes to the wide table with the entry's
  * count, which starts again from 0: the two add up at the end. */
-static void cagg_count(struct aggtab *tab, const struct agg_centry *c, size_t h,
+static void cagg_count(struct aggtab *tab, const struct agg_centry *c, uint64_t h,
 		       uint64_t n)
 {
 	struct agg_centry *s = cagg_slot_at(tab->cagg, tab->cap_cagg, c, h);
@@ -158,7 +174,7 @@ void aggtab_add(struct aggtab *tab, const struct agg_entry *e, uint64_t n)
 
 	if (agg_compact(e, &c)) {
 		cagg_reserve(tab, 1);
-		cagg_count(tab, &c, (size_t)cagg_hash(&c), n);
+		cagg_count(tab, &c, cagg_hash(&c), n);
 	} else {
 		agg_reserve(tab, 1);
 		agg_count(tab, e, (size_t)agg_hash(e), n);
@@ -170,19 +186,16 @@ void aggtab_add(struct aggtab *tab, const struct agg_entry *e, uint64_t n)
  * overlap instead of following each other. */
 static void cagg_add_batch(struct aggtab *tab, const struct agg_centry *c, size_t n)
 {
-	size_t h[AGG_OUT];	/* each entry hashed once */
+	uint64_t h[AGG_OUT];	/* each entry hashed once */
 
 	cagg_reserve(tab, n);
 	for (size_t i = 0; i < n; i++) {
-		h[i] = (size_t)cagg_hash(&c[i]);
-		__builtin_prefetch(&tab->cagg[h[i] & (tab->cap_cagg - 1)]);
+		h[i] = cagg_hash(&c[i]);
+		__builtin_prefetch(&tab->cagg[cagg_home(h[i], tab->cap_cagg)]);
 	}
 	for (size_t i = 0; i < n; i++)
 		cagg_count(tab, &c[i], h[i], c[i].count);
 }
-
-/* The front table: FRONT_BITS of a key's hash pick its one slot. */
-#define FRONT_BITS 14
 
 static size_t front_slot(const struct agg_centry *c)
 {
@@ -402,43 +415,41 @@ void aggtab_free(struct aggtab *tab)
 	aggtab_init(tab);
 }
 
-/* A merge into dst: compact keys in batches, as a sample's. */
-struct merge {
-	struct aggtab *dst;
-	struct agg_centry c[AGG_OUT];
-	size_t n;
-};
-
-static void merge_one(void *arg, const struct agg_entry *e)
+/* Count the compact entries t[n] into dst with their counts, in
+ * batches (slots of no count are free, or spilled to the wide table). */
+static void merge_compact(struct aggtab *dst, const struct agg_centry *t, size_t n)
 {
-	struct merge *g = arg;
+	struct agg_centry c[AGG_OUT];
+	size_t k = 0;
 
-	if (e->count > UINT32_MAX || !agg_compact(e, &g->c[g->n])) {
-		struct agg_entry k = *e;
-
-		k.count = 0;
-		aggtab_add(g->dst, &k, e->count);
-		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].count)
+			continue;
+		c[k++] = t[i];
+		if (k == AGG_OUT) {
+			cagg_add_batch(dst, c, k);
+			k = 0;
+		}
 	}
-	g->c[g->n++].count = (uint32_t)e->count;
-	if (g->n == AGG_OUT) {
-		cagg_add_batch(g->dst, g->c, g->n);
-		g->n = 0;
-	}
+	cagg_add_batch(dst, c, k);
 }
 
 void aggtab_merge(struct aggtab *dst, const struct aggtab *src)
 {
-	struct merge g = { .dst = dst, .n = 0 };
+	size_t nfront = src->front ? (size_t)1 << FRONT_BITS : 0;
 
-	/* src's entries come in the order of its slots, that is of their
-	 * hashes: grown on the way, dst would first take them into a table
-	 * smaller than src's, where they pile up in long runs of probes. */
-	cagg_reserve(dst, src->ncagg + src->nout +
-		     (src->front ? (size_t)1 << FRONT_BITS : 0));
+	/* Grown on the way, dst would take src's first entries into a
+	 * table smaller than src's, where they pile up in long runs of
+	 * probes.  src's compact table first, in its slot order: dst's
+	 * slots in the same order (cagg_home). */
+	cagg_reserve(dst, src->ncagg + src->nout + nfront);
 	agg_reserve(dst, src->nagg);
-	agg_each(src, 0, merge_one, &g);
-	cagg_add_batch(dst, g.c, g.n);
+	merge_compact(dst, src->cagg, src->cap_cagg);
+	merge_compact(dst, src->front, nfront);
+	merge_compact(dst, src->out, src->nout);
+	for (size_t i = 0; i < src->cap_agg; i++)
+		if (src->agg[i].kind)
+			aggtab_add(dst, &src->agg[i], src->agg[i].count);
 }
 
 void aggtab_take(struct aggtab *dst, struct aggtab *src)
@@ -455,6 +466,19 @@ void aggtab_take(struct aggtab *dst, struct aggtab *src)
 	}
 	aggtab_merge(dst, src);
 	aggtab_clear(src);
+}
+
+void aggtab_flush(struct aggtab *dst, struct aggtab *src)
+{
+	struct aggtab large = *src;
+
+	large.front = large.out = NULL;
+	large.nout = 0;
+	aggtab_take(dst, &large);
+	large.front = src->front;
+	large.out = src->out;
+	large.nout = src->nout;
+	*src = large;
 }
 
 void aggtab_clear(struct aggtab *tab)

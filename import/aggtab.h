@@ -48,6 +48,10 @@ struct agg_centry {
 #define COBJ_BITS 14
 #define COBJ_MASK ((1u << COBJ_BITS) - 1)
 
+/* The front table's entries: 2^FRONT_BITS (FRONT_BITS of a key's hash
+ * pick its one slot). */
+#define FRONT_BITS 14
+
 /* Keys that the sample paths gather before aggtab_add_batch: a batch
  * holds at most 2 * AGG_BATCH. */
 #define AGG_BATCH 32
@@ -103,6 +107,11 @@ void aggtab_merge(struct aggtab *dst, const struct aggtab *src);
  * dst's without a copy (src allocates anew), else they are cleared and
  * kept (aggtab_clear). */
 void aggtab_take(struct aggtab *dst, struct aggtab *src);
+/* The same for src's compact and wide tables only: its front table and
+ * the evictions waiting (what a thread adds to next, in its cache) stay
+ * src's, and go to dst with a later aggtab_take().  A thread's hand-over
+ * of its keys (samples_flush). */
+void aggtab_flush(struct aggtab *dst, struct aggtab *src);
 /* No counts, the tables kept at their size: a table that is filled
  * again soon is not allocated and faulted in again. */
 void aggtab_clear(struct aggtab *tab);

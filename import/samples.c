@@ -492,7 +492,7 @@ size_t samples_aggregated(const struct samples *s)
 
 void samples_flush(struct samples *dst, struct samples *w)
 {
-	aggtab_take(&dst->agg, &w->agg);
+	aggtab_flush(&dst->agg, &w->agg);
 }
 
 void samples_merge(struct samples *dst, struct samples *w)

@@ -111,8 +111,10 @@ static int same_objects(const struct raw_profile *a, const struct raw_profile *b
 }
 
 /* The stacks counted by samples (half of them by a worker if split),
- * with cagg_max max, against the plain count. */
-static void run(uint32_t max, int split)
+ * with cagg_max max, against the plain count; with flush, the worker
+ * hands its large tables on (samples_flush) every flush samples, as
+ * perfdata_jobs.c's workers do, keeping its front table. */
+static void run(uint32_t max, int split, int flush)
 {
 	struct raw_profile p, ref, stacks;
 	struct samples s, w;
@@ -134,6 +136,15 @@ static void run(uint32_t max, int split)
 	for (int n = 0; n < NSAMPLES; n++) {
 		make_sample(e, &ref, robj);
 		samples_add_branches(split && n % 2 ? &w : &s, key, e, NREC, 24, 1);
+		if (flush && n % flush == flush - 1) {
+			size_t front = 0;
+
+			samples_flush(&s, &w);
+			CHECK(samples_aggregated(&w) == 0);
+			for (size_t i = 0; w.agg.front && i < (size_t)1 << FRONT_BITS; i++)
+				front += w.agg.front[i].count != 0;
+			CHECK(front > 0);	/* kept: what the worker adds next */
+		}
 	}
 	samples_merge(&s, &w);
 	samples_worker_free(&w);
@@ -150,18 +161,26 @@ static void run(uint32_t max, int split)
 
 static void test_wide_keys(void)
 {
-	run(UINT32_MAX, 0);
+	run(UINT32_MAX, 0, 0);
 }
 
 static void test_count_spills(void)
 {
-	run(3, 0);
+	run(3, 0, 0);
 }
 
 static void test_worker_merge(void)
 {
-	run(UINT32_MAX, 1);
-	run(2, 1);
+	run(UINT32_MAX, 1, 0);
+	run(2, 1, 0);
+}
+
+/* Hand-overs into a table that already holds keys, the first one into
+ * an empty table (taken whole), and counts that spill on the way. */
+static void test_worker_flush(void)
+{
+	run(UINT32_MAX, 1, 500);
+	run(2, 1, 333);
 }
 
 int main(void)
@@ -169,5 +188,6 @@ int main(void)
 	RUN(test_wide_keys);
 	RUN(test_count_spills);
 	RUN(test_worker_merge);
+	RUN(test_worker_flush);
 	return tests_failed != 0;
 }
