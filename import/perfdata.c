@@ -225,8 +225,8 @@ static int read_header(struct imp *m, size_t *data_off, size_t *data_end,
  * one_pass (and the file allows): 0, -1 after the message, 1 if the
  * threads met a sample that one thread must add up (perfdata_jobs.c), or
  * 2 if the one pass met what needs two: after 1 and 2, p is emptied and
- * nothing was printed.  *warned: the partial-file warning was printed
- * (in and out). */
+ * nothing was printed.  *warned: the unfinished file's warnings printed
+ * (PD_WARNED_*, in and out). */
 static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 		  const char *name, const struct perfdata_options *opt,
 		  int *warned, int one_pass)
@@ -239,7 +239,7 @@ static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	m.buf = buf;
 	m.len = len;
 	m.name = name;
-	m.warned_partial = *warned;
+	m.warned = *warned;
 	samples_init(&m.s, p, m.opt->no_local_files);
 	if (read_header(&m, &data_off, &data_end, one_pass) ||
 	    select_events(&m, data_off, data_end))
@@ -261,7 +261,7 @@ static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	samples_finish(&m.s);
 out:
 	redo |= pd_jobs_finish(&m);
-	*warned = m.warned_partial;
+	*warned = m.warned;
 	imp_free(&m);
 	if (m.failed || redo) {
 		raw_free(p);

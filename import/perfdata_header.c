@@ -290,8 +290,10 @@ int pd_read_file_header(struct imp *m, size_t *data_off, size_t *data_end)
 		return -1;
 	if (dsize == 0) {
 		/* perf did not finish the file: read to the end, as perf does. */
-		warnx("%s: the header gives no data size (did 'perf record' end cleanly?); reading to the end of the file",
-		      m->name);
+		if (!(m->warned & PD_WARNED_NO_SIZE))
+			warnx("%s: the header gives no data size (did 'perf record' end cleanly?); reading to the end of the file",
+			      m->name);
+		m->warned |= PD_WARNED_NO_SIZE;
 		if (doff > m->len)
 			return pd_fail(m, 40, "data section at offset %" PRIu64 " is past the end of the file (%zu bytes)",
 				       doff, m->len);

@@ -108,12 +108,17 @@ struct qent {
 	uint64_t time, off;
 };
 
+enum { PD_WARNED_NO_SIZE = 1, PD_WARNED_PARTIAL = 2 };
+
 struct imp {
 	const struct perfdata_options *opt;
 	const uint8_t *buf;
 	size_t len;
 	const char *name;
-	int failed, pipe, unfinished, warned_partial;
+	int failed, pipe, unfinished;
+	/* The warnings of an unfinished file printed (PD_WARNED_*): said
+	 * once, though the import may run again (perfdata.c import()). */
+	int warned;
 	/* The data section read once: pass 1's records stop the import
 	 * (perfdata.c one_pass_ok). */
 	int one_pass;

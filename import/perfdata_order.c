@@ -85,10 +85,10 @@ static int partial(struct imp *m, size_t off)
 {
 	if (!m->unfinished)
 		return 0;
-	if (!m->warned_partial)
+	if (!(m->warned & PD_WARNED_PARTIAL))
 		warnx("%s: byte %zu: the file ends inside a record; reading the records before it",
 		      m->name, off);
-	m->warned_partial = 1;
+	m->warned |= PD_WARNED_PARTIAL;
 	return 1;
 }
 

@@ -1030,6 +1030,17 @@ static void test_unfinished_file(void)
 	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 3);
 	raw_free(&p);
 	free(b.data);
+	/* Said once, also when the import is done again: on threads, then
+	 * on one for the sample at time 0 (perfdata_jobs.c). */
+	t_sample(&f, &(struct tsample){ 0, X(0x1200), 100, 0, NULL, 0, NULL, 0 });
+	b = tf_file(&f);
+	wb_patch_u64(&b, 48, 0);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, &(struct perfdata_options){ .jobs = 2 }) == 0);
+	CHECK(count_lines(errbuf, "no data size") == 1);
+	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 4);
+	raw_free(&p);
+	free(b.data);
 	tf_free(&f);
 }
 
@@ -1286,7 +1297,6 @@ static void test_truncated_and_flipped(void)
 	       "one flip of every third byte; PGOPROF_TEST_LONG=1: all", bad_file_ok);
 }
 
-/* One truncation spelled out: the message names the byte offset. */
 /* -j: several threads give one thread's profile, also when each hands
  * its table on after every batch (perfdata_options.flush_at), and when
  * the file has more batches than the threads' ring. */
@@ -1327,6 +1337,7 @@ static void test_jobs(void)
 	tf_free(&f);
 }
 
+/* One truncation spelled out: the message names the byte offset. */
 static void test_error_message(void)
 {
 	struct tfile f;
