@@ -40,7 +40,7 @@
 #define RING 3
 /* A worker hands its table on to the calling thread's (samples_flush)
  * when it holds this many keys: its table then stays at 2^18 entries
- * (8 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
+ * (4 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
  * import's memory is that of about one table, not one a thread.  At
  * 300,000 (2^19 entries) bzip2's 10^6 samples took 0.1 s less (59
  * hand-overs fewer) but speedtest1's 0.07 s more (bench/results/
