@@ -5,7 +5,9 @@
  * bounds what it reads from a file that is not regular.  lib/md5.c: RFC
  * 1321's test suite, in one piece and in pieces, and from a file.
  * lib/hindex.c: every key is found after the index grew and after a
- * rebuild, also when all hashes collide, and it stays at most half full. */
+ * rebuild, also when all hashes collide, and it stays at most half full.
+ * try_grow: under a byte budget an array grows exactly while the new one
+ * fits with the old, and a refusal changes nothing. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
@@ -311,6 +313,30 @@ static void test_hindex(void)
 	hindex_case(UINT64_MAX, 1);
 }
 
+/* try_grow: an array of 10 bytes' owner grows from 0 to 16 elements of
+ * 4 bytes, then to 32 with the 16 still held; one byte less refuses. */
+static void test_try_grow(void)
+{
+	uint32_t *a = NULL, *before;
+	size_t cap = 0, bytes = 10;
+
+	CHECK(try_grow(&a, &cap, 1, 4, &bytes, 10 + 64 - 1) == -1);
+	CHECK(a == NULL && cap == 0 && bytes == 10);
+	CHECK(try_grow(&a, &cap, 1, 4, &bytes, 10 + 64) == 0);
+	CHECK(a != NULL && cap == 16 && bytes == 10 + 64);
+	CHECK(try_grow(&a, &cap, 16, 4, &bytes, 0) == 0);	/* room already */
+	before = a;
+	CHECK(try_grow(&a, &cap, 17, 4, &bytes, 10 + 64 + 128 - 1) == -1);
+	CHECK(a == before && cap == 16 && bytes == 10 + 64);
+	CHECK(try_grow(&a, &cap, 17, 4, &bytes, 10 + 64 + 128) == 0);
+	CHECK(cap == 32 && bytes == 10 + 128);
+	free(a);
+	/* No wrap-around near the top of size_t. */
+	bytes = SIZE_MAX - 4;
+	CHECK(budget_grow(&bytes, SIZE_MAX, 0, 8) == -1 && bytes == SIZE_MAX - 4);
+	CHECK(budget_grow(&bytes, 4, 0, 8) == -1 && bytes == SIZE_MAX - 4);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -325,6 +351,7 @@ int main(void)
 	RUN(test_read_input_bounded);
 	RUN(test_md5);
 	RUN(test_hindex);
+	RUN(test_try_grow);
 	rmdir(dir);
 	return tests_failed != 0;
 }
