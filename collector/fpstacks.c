@@ -2,9 +2,7 @@
 #include <linux/types.h>
 #include "fpstacks.h"
 #include "../bpf/record.h"
-#include "../lib/util.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 struct fp_ent {
@@ -19,55 +17,50 @@ struct fp_ent {
 void fpstacks_init(struct fpstacks *t, size_t max_bytes)
 {
 	memset(t, 0, sizeof(*t));
-	t->nslots = 1024;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	t->bytes = t->nslots * sizeof(*t->slots);
-	t->max_bytes = max_bytes;
+	budtab_init(&t->tab, max_bytes);
 }
 
 void fpstacks_free(struct fpstacks *t)
 {
-	for (size_t i = 0; t->slots && i < t->nslots; i++)
-		free(t->slots[i]);
-	free(t->slots);
+	budtab_free(&t->tab);
 	memset(t, 0, sizeof(*t));
 }
 
-/* The slot of (pid, hash), or the empty one where it would go.  The key's
- * hash is already mixed (fp_fin): its low bits serve as the index. */
-static struct fp_ent **find(const struct fpstacks *t, uint32_t pid, uint64_t hash)
+/* The key's hash is already mixed (fp_fin). */
+static uint64_t key_hash(uint32_t pid, uint64_t hash)
 {
-	size_t i = (hash ^ pid) & (t->nslots - 1);
-	struct fp_ent *e;
-
-	while ((e = t->slots[i]) && !(e->hash == hash && e->pid == pid))
-		i = (i + 1) & (t->nslots - 1);
-	return &t->slots[i];
+	return hash ^ pid;
 }
 
-/* Keep the load at most one half, so that probes stay short. */
-static int rehash(struct fpstacks *t)
+static uint64_t ent_hash(const void *tab, size_t i)
 {
-	struct fp_ent **old = t->slots;
-	size_t nold = t->nslots, more = nold * sizeof(*old);
+	const struct fp_ent *e = ((const struct budtab *)tab)->ent[i];
 
-	if (t->bytes + more > t->max_bytes)
-		return -1;
-	t->nslots *= 2;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	t->bytes += more;
-	for (size_t i = 0; i < nold; i++)
-		if (old[i])
-			*find(t, old[i]->pid, old[i]->hash) = old[i];
-	free(old);
-	return 0;
+	return key_hash(e->pid, e->hash);
+}
+
+static int ent_eq(const void *tab, size_t i, const void *key)
+{
+	const struct fp_ent *e = ((const struct budtab *)tab)->ent[i];
+	const struct fp_ent *k = key;
+
+	return e->hash == k->hash && e->pid == k->pid;
+}
+
+/* The entry of (pid, hash), or NULL. */
+static const struct fp_ent *find(const struct fpstacks *t, uint32_t pid,
+				 uint64_t hash)
+{
+	struct fp_ent key = { .pid = pid, .hash = hash };
+	size_t *slot = budtab_find(&t->tab, key_hash(pid, hash), ent_eq, &key);
+
+	return slot && *slot ? t->tab.ent[*slot - 1] : NULL;
 }
 
 int fpstacks_add(struct fpstacks *t, const void *rec, size_t size)
 {
 	const struct fp_stack_rec *r = rec;
-	struct fp_ent **slot, *e;
-	size_t esize;
+	struct fp_ent *e;
 	__u64 check;
 
 	if (size < REC_HEAD || r->n > MAX_STACK_DEPTH || size < REC_HEAD + r->n * 8ul ||
@@ -75,33 +68,25 @@ int fpstacks_add(struct fpstacks *t, const void *rec, size_t size)
 		t->bad++;
 		return -1;
 	}
-	if (2 * (t->n + 1) > t->nslots && rehash(t)) {
-		t->refused++;
-		return -1;
-	}
-	slot = find(t, r->pid, r->hash);
-	if (*slot)		/* sent once per key: cannot happen */
+	if (find(t, r->pid, r->hash))	/* sent once per key: cannot happen */
 		return 0;
-	esize = sizeof(*e) + r->n * 8ul;
-	if (t->bytes + esize > t->max_bytes) {
+	e = budtab_add(&t->tab, sizeof(*e) + r->n * 8ul,
+		       key_hash(r->pid, r->hash), ent_hash);
+	if (!e) {
 		t->refused++;
 		return -1;
 	}
-	e = xmalloc(esize);
 	e->pid = r->pid;
 	e->n = r->n;
 	e->hash = r->hash;
 	memcpy(e->ips, r->ips, r->n * 8ul);
-	*slot = e;
-	t->n++;
-	t->bytes += esize;
 	return 0;
 }
 
 const uint64_t *fpstacks_find(const struct fpstacks *t, uint32_t pid,
 			      uint64_t hash, uint32_t *n)
 {
-	struct fp_ent *e = *find(t, pid, hash);
+	const struct fp_ent *e = find(t, pid, hash);
 
 	if (!e)
 		return NULL;

@@ -6,21 +6,18 @@
 #ifndef PGOPROF_FPSTACKS_H
 #define PGOPROF_FPSTACKS_H
 
+#include "budtab.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-struct fp_ent;
-
 struct fpstacks {
-	struct fp_ent **slots;	/* open addressing, power of 2 */
-	size_t nslots, n;
-	size_t bytes, max_bytes;	/* the slot array and the entries */
+	struct budtab tab;	/* by (pid, hash), nothing held at first */
 	uint64_t refused;	/* records over max_bytes (not kept) */
 	uint64_t bad;		/* records malformed or of a wrong hash */
 };
 
-/* An empty table that takes at most max_bytes (at least its first slot
- * array, 8 KiB). */
+/* An empty table that takes at most max_bytes (budtab.h counts them). */
 void fpstacks_init(struct fpstacks *t, size_t max_bytes);
 void fpstacks_free(struct fpstacks *t);
 

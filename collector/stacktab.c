@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "stacktab.h"
-#include "../lib/util.h"
 #include "../lib/hash.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 struct stack_ent {
@@ -13,21 +11,22 @@ struct stack_ent {
 	uint64_t ips[];
 };
 
+/* What stacktab_add looks for. */
+struct stack_key {
+	uint64_t hash;
+	pid_t pid;
+	size_t n;
+	const uint64_t *ips;
+};
+
 void stacktab_init(struct stacktab *t, size_t max_bytes)
 {
-	memset(t, 0, sizeof(*t));
-	t->nslots = 1024;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	t->bytes = t->nslots * sizeof(*t->slots);
-	t->max_bytes = max_bytes;
+	budtab_init(&t->tab, max_bytes);
 }
 
 void stacktab_free(struct stacktab *t)
 {
-	for (size_t i = 0; i < t->nslots; i++)
-		free(t->slots[i]);
-	free(t->slots);
-	memset(t, 0, sizeof(*t));
+	budtab_free(&t->tab);
 }
 
 /* FNV-1a over the words: stacks differ mostly in their first frames. */
@@ -40,58 +39,37 @@ static uint64_t stack_hash(pid_t pid, const uint64_t *ips, size_t n)
 	return h ^ n;
 }
 
-static struct stack_ent **find(const struct stacktab *t, uint64_t h, pid_t pid,
-			       const uint64_t *ips, size_t n)
+static uint64_t ent_hash(const void *tab, size_t i)
 {
-	size_t i = h & (t->nslots - 1);
-	struct stack_ent *e;
+	const struct stack_ent *e = ((const struct budtab *)tab)->ent[i];
 
-	while ((e = t->slots[i]) &&
-	       !(e->hash == h && e->pid == pid && e->n == n &&
-		 !memcmp(e->ips, ips, n * sizeof(*ips))))
-		i = (i + 1) & (t->nslots - 1);
-	return &t->slots[i];
+	return e->hash;
 }
 
-/* Keep the load at most one half, so that probes stay short. */
-static void rehash(struct stacktab *t)
+static int ent_eq(const void *tab, size_t i, const void *key)
 {
-	struct stack_ent **old = t->slots;
-	size_t nold = t->nslots;
+	const struct stack_ent *e = ((const struct budtab *)tab)->ent[i];
+	const struct stack_key *k = key;
 
-	t->nslots *= 2;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	t->bytes += nold * sizeof(*old);	/* twice the old array */
-	for (size_t i = 0; i < nold; i++)
-		if (old[i])
-			*find(t, old[i]->hash, old[i]->pid, old[i]->ips,
-			      old[i]->n) = old[i];
-	free(old);
+	return e->hash == k->hash && e->pid == k->pid && e->n == k->n &&
+	       !memcmp(e->ips, k->ips, k->n * sizeof(*k->ips));
 }
 
 int stacktab_add(struct stacktab *t, pid_t pid, const uint64_t *ips, size_t n)
 {
-	uint64_t h = stack_hash(pid, ips, n);
-	struct stack_ent **slot = find(t, h, pid, ips, n), *e;
+	struct stack_key k = { stack_hash(pid, ips, n), pid, n, ips };
+	size_t *slot = budtab_find(&t->tab, k.hash, ent_eq, &k);
+	struct stack_ent *e;
 
-	if (*slot) {
-		(*slot)->count++;
+	if (slot && *slot) {
+		((struct stack_ent *)t->tab.ent[*slot - 1])->count++;
 		return 0;
 	}
-	/* The entry, and the doubled slot array if this one makes it grow
-	 * (while it grows, the old array is still there too). */
-	size_t need = sizeof(*e) + n * sizeof(*ips);
-	size_t grow = (t->n + 1) * 2 > t->nslots ? 2 * t->nslots * sizeof(*slot) : 0;
-
-	if (t->bytes + need + grow > t->max_bytes)
+	e = budtab_add(&t->tab, sizeof(*e) + n * sizeof(*ips), k.hash, ent_hash);
+	if (!e)
 		return -1;
-	t->bytes += need;
-	e = xmalloc(need);
-	*e = (struct stack_ent){ .hash = h, .count = 1, .pid = pid, .n = n };
+	*e = (struct stack_ent){ .hash = k.hash, .count = 1, .pid = pid, .n = n };
 	memcpy(e->ips, ips, n * sizeof(*ips));
-	*slot = e;
-	if (++t->n * 2 > t->nslots)
-		rehash(t);
 	return 0;
 }
 
@@ -100,8 +78,9 @@ void stacktab_each(const struct stacktab *t,
 			      size_t n, uint64_t count),
 		   void *arg)
 {
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i])
-			fn(arg, t->slots[i]->pid, t->slots[i]->ips,
-			   t->slots[i]->n, t->slots[i]->count);
+	for (size_t i = 0; i < t->tab.n; i++) {
+		const struct stack_ent *e = t->tab.ent[i];
+
+		fn(arg, e->pid, e->ips, e->n, e->count);
+	}
 }

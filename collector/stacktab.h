@@ -5,20 +5,17 @@
 #ifndef PGOPROF_STACKTAB_H
 #define PGOPROF_STACKTAB_H
 
+#include "budtab.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-struct stack_ent;
-
 struct stacktab {
-	struct stack_ent **slots;	/* open addressing, power of 2 */
-	size_t nslots, n;
-	size_t bytes, max_bytes;	/* the slot array and the entries */
+	struct budtab tab;	/* by (pid, frames), nothing held at first */
 };
 
-/* An empty table whose slot array and entries take at most max_bytes
- * (at least the initial slot array, 8 KiB). */
+/* An empty table that takes at most max_bytes (budtab.h counts them). */
 void stacktab_init(struct stacktab *t, size_t max_bytes);
 void stacktab_free(struct stacktab *t);
 
@@ -28,7 +25,7 @@ void stacktab_free(struct stacktab *t);
  * in the table is always counted. */
 int stacktab_add(struct stacktab *t, pid_t pid, const uint64_t *ips, size_t n);
 
-/* Call fn for every stack, in no particular order. */
+/* Call fn for every stack, in the order they came. */
 void stacktab_each(const struct stacktab *t,
 		   void (*fn)(void *arg, pid_t pid, const uint64_t *ips,
 			      size_t n, uint64_t count),

@@ -63,6 +63,17 @@ static inline size_t *hindex_find(const struct hindex *x, uint64_t h,
 void hindex_reserve(struct hindex *x, size_t n, size_t min_cap,
 		    hindex_hash_fn *hash, const void *arg);
 
+/* hindex_reserve for a table bounded in bytes: *bytes is what the caller
+ * holds, these slots included.  The index grows only if its new slots
+ * fit in max_bytes with *bytes (the old slots are held until every entry
+ * is re-placed), and *bytes then counts the new slots in place of the
+ * old (budget_grow).  Returns 0 when entry n has room, or -1, x and
+ * *bytes unchanged, when growing would go over: the caller refuses the
+ * entry and counts it.  Dies only if memory runs out. */
+int hindex_try_reserve(struct hindex *x, size_t n, size_t min_cap,
+		       size_t *bytes, size_t max_bytes,
+		       hindex_hash_fn *hash, const void *arg);
+
 /* Entries 0..n-1 indexed again from scratch, e.g. after the caller
  * sorted or removed entries: at least min_cap slots, at most half full. */
 void hindex_rebuild(struct hindex *x, size_t n, size_t min_cap,

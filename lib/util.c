@@ -100,19 +100,39 @@ char *xstrdup(const char *s)
 	return d;
 }
 
-void grow(void *arr, size_t *cap, size_t need, size_t elem)
+int budget_grow(size_t *bytes, size_t max_bytes, size_t old, size_t new)
+{
+	if (new > max_bytes || *bytes > max_bytes - new)
+		return -1;
+	*bytes += new - old;
+	return 0;
+}
+
+int try_grow(void *arr, size_t *cap, size_t need, size_t elem,
+	     size_t *bytes, size_t max_bytes)
 {
 	void **p = arr;
 	size_t n = *cap;
 
 	if (need <= n)
-		return;
+		return 0;
 	while (n < need)
 		n = n ? 2 * n : 16;
 	if (n > SIZE_MAX / elem)
 		die(1, "out of memory (array of %zu elements)", n);
+	if (budget_grow(bytes, max_bytes, *cap * elem, n * elem))
+		return -1;
 	*p = xrealloc(*p, n * elem);
 	*cap = n;
+	return 0;
+}
+
+/* An unbounded budget: the same growth, never refused. */
+void grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t bytes = 0;
+
+	try_grow(arr, cap, need, elem, &bytes, SIZE_MAX);
 }
 
 void sort(void *base, size_t n, size_t size,

@@ -35,6 +35,17 @@ char *xstrdup(const char *s);
 void *xmalloc_huge(size_t n);
 /* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t elem);
+/* grow() under a byte budget, as budget_grow counts it: 0 when index
+ * need-1 fits (grown or not), or -1, *arr, *cap and *bytes unchanged,
+ * when the grown array would take *bytes over max_bytes. */
+int try_grow(void *arr, size_t *cap, size_t need, size_t elem,
+	     size_t *bytes, size_t max_bytes);
+/* The one rule of the byte budgets (pgoprof-record --mem-budget): an
+ * array of old bytes, counted in *bytes, may grow to new bytes if *bytes
+ * + new is at most max_bytes, since both are held while the entries
+ * move; *bytes then counts new in place of old.  Returns 0, or -1 with
+ * *bytes unchanged. */
+int budget_grow(size_t *bytes, size_t max_bytes, size_t old, size_t new);
 
 /* qsort that accepts an empty (NULL) array, which qsort itself may not,
  * and returns at once from a sorted one. */

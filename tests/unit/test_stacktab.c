@@ -50,8 +50,8 @@ static void test_budget_refuses_new_stacks(void)
 	}
 	CHECK(refused > 0 && kept > 0);
 	CHECK(kept + refused == offered);
-	CHECK(t.bytes <= budget);
-	CHECK(t.n == kept);	/* each kept sample was a new stack */
+	CHECK(t.tab.bytes <= budget);
+	CHECK(t.tab.n == kept);	/* each kept sample was a new stack */
 	/* Full, a stack it has is counted all the same; a new one is not. */
 	stack_of(0, ips);
 	CHECK(stacktab_add(&t, 1, ips, 4) == 0);
@@ -61,6 +61,28 @@ static void test_budget_refuses_new_stacks(void)
 	CHECK(all.stacks == kept);
 	CHECK(all.samples == kept + 1);
 	CHECK(all.frames == 4 * kept);
+	stacktab_free(&t);
+}
+
+/* Stacks of one frame in 38 KiB: 512 of them, the index (1024 slots,
+ * 8 KiB) and the array of entries (4 KiB) fit, the index doubled with
+ * its old slots (24 KiB more) does not: the 513th is refused, and the
+ * budget holds after every stack. */
+static void test_index_cannot_grow(void)
+{
+	struct stacktab t;
+	size_t budget = 38 << 10;
+	uint64_t ip, kept = 0;
+	int ok = 1;
+
+	stacktab_init(&t, budget);
+	for (uint64_t i = 0; i < 2000; i++) {
+		ip = 0x400000 + i;
+		kept += stacktab_add(&t, 1, &ip, 1) == 0;
+		ok &= t.tab.bytes <= budget;
+	}
+	CHECK(ok && kept == 512 && t.tab.n == 512);
+	CHECK(t.tab.index.cap == 1024);
 	stacktab_free(&t);
 }
 
@@ -79,7 +101,7 @@ static void test_big_budget_keeps_all(void)
 		}
 	stacktab_each(&t, add_up, &all);
 	CHECK(all.stacks == 5000 && all.samples == 15000);
-	CHECK(t.bytes <= t.max_bytes);
+	CHECK(t.tab.bytes <= t.tab.max_bytes);
 	stacktab_free(&t);
 }
 
@@ -92,13 +114,14 @@ static void test_tiny_budget(void)
 	stacktab_init(&t, 1024);
 	stack_of(1, ips);
 	CHECK(stacktab_add(&t, 1, ips, 4) == -1);
-	CHECK(t.n == 0);
+	CHECK(t.tab.n == 0);
 	stacktab_free(&t);
 }
 
 int main(void)
 {
 	RUN(test_budget_refuses_new_stacks);
+	RUN(test_index_cannot_grow);
 	RUN(test_big_budget_keeps_all);
 	RUN(test_tiny_budget);
 	return tests_failed != 0;

@@ -5,7 +5,10 @@
  * bounds what it reads from a file that is not regular.  lib/md5.c: RFC
  * 1321's test suite, in one piece and in pieces, and from a file.
  * lib/hindex.c: every key is found after the index grew and after a
- * rebuild, also when all hashes collide, and it stays at most half full. */
+ * rebuild, also when all hashes collide, and it stays at most half full;
+ * under a byte budget (hindex_try_reserve, try_grow) an index or array
+ * grows exactly while the new one fits with the old, and a refusal
+ * changes nothing. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
@@ -311,6 +314,66 @@ static void test_hindex(void)
 	hindex_case(UINT64_MAX, 1);
 }
 
+/* The caller holds 100 bytes besides the index.  8 slots, then 16 with
+ * the 8 still held, fit in max: 32 with the 16 do not, by one byte (a
+ * rule that counted only the grown index would let them). */
+static void test_hindex_budget(void)
+{
+	struct keys k = { calloc(16, sizeof(uint64_t)), 0, UINT64_MAX };
+	struct hindex x = { 0 };
+	const size_t s = sizeof(size_t);
+	size_t bytes = 100, max = 100 + 16 * s + 32 * s - 1;
+	size_t *slot, *before;
+	int ok = 1;
+
+	CHECK(hindex_try_reserve(&x, 0, 8, &bytes, 100 + 8 * s - 1, key_hash, &k) == -1);
+	CHECK(x.cap == 0 && x.slot == NULL && bytes == 100);
+	for (uint64_t key = 0; key < 8; key++) {
+		ok &= hindex_try_reserve(&x, k.n, 8, &bytes, max, key_hash, &k) == 0;
+		ok &= bytes == 100 + x.cap * s;
+		k.v[k.n] = key;
+		slot = hindex_find(&x, key_hash(&k, k.n), key_eq, &k, &key);
+		*slot = ++k.n;
+	}
+	CHECK(ok && x.cap == 16 && bytes == 100 + 16 * s);
+	before = x.slot;
+	CHECK(hindex_try_reserve(&x, k.n, 8, &bytes, max, key_hash, &k) == -1);
+	CHECK(x.cap == 16 && x.slot == before && bytes == 100 + 16 * s);
+	for (uint64_t key = 0; key < 8; key++) {
+		slot = hindex_find(&x, key * 0x9e3779b97f4a7c15ull, key_eq, &k, &key);
+		ok &= *slot == key + 1;
+	}
+	CHECK(ok);
+	CHECK(hindex_try_reserve(&x, k.n, 8, &bytes, max + 1, key_hash, &k) == 0);
+	CHECK(x.cap == 32 && bytes == 100 + 32 * s);
+	hindex_free(&x);
+	free(k.v);
+}
+
+/* try_grow: an array of 10 bytes' owner grows from 0 to 16 elements of
+ * 4 bytes, then to 32 with the 16 still held; one byte less refuses. */
+static void test_try_grow(void)
+{
+	uint32_t *a = NULL, *before;
+	size_t cap = 0, bytes = 10;
+
+	CHECK(try_grow(&a, &cap, 1, 4, &bytes, 10 + 64 - 1) == -1);
+	CHECK(a == NULL && cap == 0 && bytes == 10);
+	CHECK(try_grow(&a, &cap, 1, 4, &bytes, 10 + 64) == 0);
+	CHECK(a != NULL && cap == 16 && bytes == 10 + 64);
+	CHECK(try_grow(&a, &cap, 16, 4, &bytes, 0) == 0);	/* room already */
+	before = a;
+	CHECK(try_grow(&a, &cap, 17, 4, &bytes, 10 + 64 + 128 - 1) == -1);
+	CHECK(a == before && cap == 16 && bytes == 10 + 64);
+	CHECK(try_grow(&a, &cap, 17, 4, &bytes, 10 + 64 + 128) == 0);
+	CHECK(cap == 32 && bytes == 10 + 128);
+	free(a);
+	/* No wrap-around near the top of size_t. */
+	bytes = SIZE_MAX - 4;
+	CHECK(budget_grow(&bytes, SIZE_MAX, 0, 8) == -1 && bytes == SIZE_MAX - 4);
+	CHECK(budget_grow(&bytes, 4, 0, 8) == -1 && bytes == SIZE_MAX - 4);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -325,6 +388,8 @@ int main(void)
 	RUN(test_read_input_bounded);
 	RUN(test_md5);
 	RUN(test_hindex);
+	RUN(test_hindex_budget);
+	RUN(test_try_grow);
 	rmdir(dir);
 	return tests_failed != 0;
 }
