@@ -64,6 +64,9 @@ struct aggtab {
 	/* The largest count a compact entry holds before it goes to the
 	 * wide table: UINT32_MAX (aggtab_init); tests lower it. */
 	uint32_t cagg_max;
+	/* The entries from which aggtab_emit() pages in the memory it
+	 * writes on a helper thread (aggtab_init: 2^16); tests lower it. */
+	size_t prefault_min;
 };
 
 /* e's compact key in *c (count 0): 1, or 0 if it does not fit. */
@@ -122,7 +125,9 @@ size_t aggtab_keys(const struct aggtab *tab);
 /* Every count into p's objects (raw_add_ip/edge/range/branch; their
  * arrays grown once, and compact keys in raw_normalize()'s order so that
  * its sort finds them sorted); a key may come more than once, which
- * raw_normalize() adds up.  The tables are emptied (aggtab_init). */
+ * raw_normalize() adds up.  The tables are emptied (aggtab_init).  From
+ * tab->prefault_min keys, a second thread pages in the memory written
+ * meanwhile (it changes no byte).  Dies if memory runs out. */
 void aggtab_emit(struct aggtab *tab, struct raw_profile *p);
 
 #endif

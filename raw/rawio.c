@@ -11,22 +11,73 @@
 
 #define MAX_STR (1u << 20)
 
-static size_t section_begin(struct wbuf *b, uint32_t type, uint32_t flags)
+/* The file goes out through a buffer of about WRITE_CHUNK bytes, written
+ * to f whenever it fills, instead of built whole and then written: the
+ * 21 MB buffer of a 10^6-sample import was fresh memory that faulted in
+ * a page at a time (10 to 100 ms of a 0.9 s import).  A section's size
+ * therefore comes before its bytes: computed first (the sec_* sizes),
+ * and checked once the section is out. */
+#define WRITE_CHUNK ((size_t)256 << 10)
+
+struct rawout {
+	struct wbuf b;
+	FILE *f;
+	uint64_t off;	/* the file's bytes before b's */
+	int failed;
+};
+
+/* b's bytes to the file once it holds WRITE_CHUNK (between records). */
+static void out_spill(struct rawout *o)
 {
-	wb_u32(b, type);
-	wb_u32(b, flags);
-	wb_u64(b, 0);
-	return b->len;
+	if (o->b.len < WRITE_CHUNK)
+		return;
+	if (fwrite(o->b.data, 1, o->b.len, o->f) != o->b.len)
+		o->failed = 1;
+	o->off += o->b.len;
+	o->b.len = 0;
 }
 
-static void section_end(struct wbuf *b, size_t start)
+/* The section header, with the size of its body: returns the offset in
+ * the file where the body must end (section_end). */
+static uint64_t section_begin(struct rawout *o, uint32_t type, uint32_t flags, uint64_t size)
 {
-	wb_patch_u64(b, start - 8, b->len - start);
+	wb_u32(&o->b, type);
+	wb_u32(&o->b, flags);
+	wb_u64(&o->b, size);
+	return o->off + o->b.len + size;
 }
 
-static void write_object(struct wbuf *b, const struct raw_object *o)
+static void section_end(struct rawout *o, uint64_t end)
 {
-	size_t s = section_begin(b, RAW_SEC_OBJECT, o->id_kind);
+	if (o->off + o->b.len != end)	/* a sec_* size out of step: our bug */
+		die(1, "raw_write: a section ends at byte %llu, not %llu",
+		    (unsigned long long)(o->off + o->b.len), (unsigned long long)end);
+	out_spill(o);
+}
+
+/* An edge's or a branch's record, 32 bytes: its source, the target's
+ * object, 4 bytes of 0, the target and the count. */
+static void write_link(struct rawout *w, uint64_t from, uint32_t obj, uint64_t to,
+		       uint64_t count)
+{
+	wb_u64(&w->b, from);
+	wb_u32(&w->b, obj);
+	wb_u32(&w->b, 0);
+	wb_u64(&w->b, to);
+	wb_u64(&w->b, count);
+	out_spill(w);
+}
+
+static uint64_t sec_object(const struct raw_object *o)
+{
+	return 4 + (uint64_t)o->build_id_len + 4 + strlen(o->path) + 8 + 16 * (uint64_t)o->nips +
+	       8 + 32 * (uint64_t)o->nedges;
+}
+
+static void write_object(struct rawout *w, const struct raw_object *o)
+{
+	uint64_t end = section_begin(w, RAW_SEC_OBJECT, o->id_kind, sec_object(o));
+	struct wbuf *b = &w->b;
 
 	wb_u32(b, o->build_id_len);
 	wb_bytes(b, o->build_id, o->build_id_len);
@@ -35,138 +86,151 @@ static void write_object(struct wbuf *b, const struct raw_object *o)
 	for (size_t i = 0; i < o->nips; i++) {
 		wb_u64(b, o->ips[i].offset);
 		wb_u64(b, o->ips[i].count);
+		out_spill(w);
 	}
 	wb_u64(b, o->nedges);
 	for (size_t i = 0; i < o->nedges; i++) {
-		wb_u64(b, o->edges[i].ret_offset);
-		wb_u32(b, o->edges[i].callee_obj);
-		wb_u32(b, 0);
-		wb_u64(b, o->edges[i].callee_offset);
-		wb_u64(b, o->edges[i].count);
+		write_link(w, o->edges[i].ret_offset, o->edges[i].callee_obj,
+			   o->edges[i].callee_offset, o->edges[i].count);
 	}
-	section_end(b, s);
+	section_end(w, end);
+}
+
+/* A RANGES or BRANCHES section's start: object obj's n records of rec
+ * bytes follow.  Returns where they end (section_end). */
+static uint64_t lbr_begin(struct rawout *w, uint32_t type, uint32_t obj, size_t n, size_t rec)
+{
+	uint64_t end = section_begin(w, type, 0, 12 + (uint64_t)rec * n);
+
+	wb_u32(&w->b, obj);
+	wb_u64(&w->b, n);
+	return end;
+}
+
+static void write_ranges(struct rawout *w, const struct raw_object *o, uint32_t obj)
+{
+	uint64_t end = lbr_begin(w, RAW_SEC_RANGES, obj, o->nranges, 24);
+	struct wbuf *b = &w->b;
+
+	for (size_t j = 0; j < o->nranges; j++) {
+		wb_u64(b, o->ranges[j].begin);
+		wb_u64(b, o->ranges[j].end);
+		wb_u64(b, o->ranges[j].count);
+		out_spill(w);
+	}
+	section_end(w, end);
+}
+
+static void write_branches(struct rawout *w, const struct raw_object *o, uint32_t obj)
+{
+	uint64_t end = lbr_begin(w, RAW_SEC_BRANCHES, obj, o->nbranches, 32);
+
+	for (size_t j = 0; j < o->nbranches; j++) {
+		write_link(w, o->branches[j].from, o->branches[j].to_obj, o->branches[j].to,
+			   o->branches[j].count);
+	}
+	section_end(w, end);
 }
 
 /* Branch-record tables go in sections of their own after the objects, so
  * that readers of the first layout skip them (docs/raw-format.md). */
-static uint32_t write_lbr(struct wbuf *b, const struct raw_profile *p)
+static void write_lbr(struct rawout *w, const struct raw_profile *p)
 {
-	uint32_t nsec = 0;
-
 	for (size_t i = 0; i < p->nobjs; i++) {
-		const struct raw_object *o = &p->objs[i];
-		size_t s;
-
-		if (o->nranges) {
-			s = section_begin(b, RAW_SEC_RANGES, 0);
-			wb_u32(b, (uint32_t)i);
-			wb_u64(b, o->nranges);
-			for (size_t j = 0; j < o->nranges; j++) {
-				wb_u64(b, o->ranges[j].begin);
-				wb_u64(b, o->ranges[j].end);
-				wb_u64(b, o->ranges[j].count);
-			}
-			section_end(b, s);
-			nsec++;
-		}
-		if (o->nbranches) {
-			s = section_begin(b, RAW_SEC_BRANCHES, 0);
-			wb_u32(b, (uint32_t)i);
-			wb_u64(b, o->nbranches);
-			for (size_t j = 0; j < o->nbranches; j++) {
-				wb_u64(b, o->branches[j].from);
-				wb_u32(b, o->branches[j].to_obj);
-				wb_u32(b, 0);
-				wb_u64(b, o->branches[j].to);
-				wb_u64(b, o->branches[j].count);
-			}
-			section_end(b, s);
-			nsec++;
-		}
+		if (p->objs[i].nranges)
+			write_ranges(w, &p->objs[i], (uint32_t)i);
+		if (p->objs[i].nbranches)
+			write_branches(w, &p->objs[i], (uint32_t)i);
 	}
-	return nsec;
 }
 
 /* The call stacks, after every object that their frames name: u64 count,
  * u32 depth, then per frame u32 object and u64 file offset. */
-static uint32_t write_stacks(struct wbuf *b, const struct raw_profile *p)
+static void write_stacks(struct rawout *w, const struct raw_profile *p)
 {
-	size_t s;
+	uint64_t size = 8, end;
 
 	if (!p->stacks.n)
-		return 0;
-	s = section_begin(b, RAW_SEC_STACKS, 0);
-	wb_u64(b, p->stacks.n);
+		return;
+	for (size_t i = 0; i < p->stacks.n; i++)
+		size += 12 + 12 * (uint64_t)p->stacks.v[i].depth;
+	end = section_begin(w, RAW_SEC_STACKS, 0, size);
+	wb_u64(&w->b, p->stacks.n);
 	for (size_t i = 0; i < p->stacks.n; i++) {
 		const struct raw_stack *st = &p->stacks.v[i];
 		const struct raw_frame *fr = raw_stack_frames(p, st);
 
-		wb_u64(b, st->count);
-		wb_u32(b, st->depth);
+		wb_u64(&w->b, st->count);
+		wb_u32(&w->b, st->depth);
 		for (uint32_t j = 0; j < st->depth; j++) {
-			wb_u32(b, fr[j].obj);
-			wb_u64(b, fr[j].offset);
+			wb_u32(&w->b, fr[j].obj);
+			wb_u64(&w->b, fr[j].offset);
 		}
+		out_spill(w);
 	}
-	section_end(b, s);
-	return 1;
+	section_end(w, end);
 }
 
-/* About the bytes that raw_write() makes of p: the buffer is made that
- * large at once, instead of doubled and copied (in the heap, where a
- * large import's 20 MB buffer grew: 5% of the import). */
-static size_t write_size(const struct raw_profile *p)
+static void write_meta(struct rawout *w, const struct raw_profile *p)
 {
-	size_t n = 4096 + 12 * p->stacks.n;
+	uint64_t size = 4, end;
 
-	for (size_t i = 0; i < p->nobjs; i++) {
-		const struct raw_object *o = &p->objs[i];
-
-		n += 256 + 16 * o->nips + 28 * o->nedges + 24 * o->nranges +
-		     32 * o->nbranches;
+	for (size_t i = 0; i < p->nmeta; i++)
+		size += 8 + strlen(p->meta[i].key) + strlen(p->meta[i].value);
+	end = section_begin(w, RAW_SEC_META, 0, size);
+	wb_u32(&w->b, (uint32_t)p->nmeta);
+	for (size_t i = 0; i < p->nmeta; i++) {
+		wb_str(&w->b, p->meta[i].key);
+		wb_str(&w->b, p->meta[i].value);
 	}
+	section_end(w, end);
+}
+
+static void write_counters(struct rawout *w, const struct raw_profile *p)
+{
+	uint64_t size = 4, end;
+
+	for (size_t i = 0; i < p->ncounters; i++)
+		size += 12 + strlen(p->counters[i].name);
+	end = section_begin(w, RAW_SEC_COUNTERS, 0, size);
+	wb_u32(&w->b, (uint32_t)p->ncounters);
+	for (size_t i = 0; i < p->ncounters; i++) {
+		wb_str(&w->b, p->counters[i].name);
+		wb_u64(&w->b, p->counters[i].value);
+	}
+	section_end(w, end);
+}
+
+/* The sections that raw_write() writes, for the file's header. */
+static uint32_t section_count(const struct raw_profile *p)
+{
+	uint32_t n = (uint32_t)(2 + p->nobjs) + (p->stacks.n != 0);
+
+	for (size_t i = 0; i < p->nobjs; i++)
+		n += (p->objs[i].nranges != 0) + (p->objs[i].nbranches != 0);
 	return n;
 }
 
 int raw_write(struct raw_profile *p, FILE *f)
 {
-	struct wbuf b = { 0 };
-	size_t s;
-	int rc = 0;
+	struct rawout w = { .f = f };
 
 	raw_normalize(p);
-	grow(&b.data, &b.cap, write_size(p), 1);
-	wb_bytes(&b, RAW_MAGIC, 8);
-	wb_u32(&b, RAW_VERSION);
-	wb_u32(&b, 0);	/* section count: patched below */
-	s = section_begin(&b, RAW_SEC_META, 0);
-	wb_u32(&b, (uint32_t)p->nmeta);
-	for (size_t i = 0; i < p->nmeta; i++) {
-		wb_str(&b, p->meta[i].key);
-		wb_str(&b, p->meta[i].value);
-	}
-	section_end(&b, s);
-	s = section_begin(&b, RAW_SEC_COUNTERS, 0);
-	wb_u32(&b, (uint32_t)p->ncounters);
-	for (size_t i = 0; i < p->ncounters; i++) {
-		wb_str(&b, p->counters[i].name);
-		wb_u64(&b, p->counters[i].value);
-	}
-	section_end(&b, s);
+	/* a record or a string past WRITE_CHUNK grows it, rarely */
+	grow(&w.b.data, &w.b.cap, WRITE_CHUNK + 4096, 1);
+	wb_bytes(&w.b, RAW_MAGIC, 8);
+	wb_u32(&w.b, RAW_VERSION);
+	wb_u32(&w.b, section_count(p));
+	write_meta(&w, p);
+	write_counters(&w, p);
 	for (size_t i = 0; i < p->nobjs; i++)
-		write_object(&b, &p->objs[i]);
-	{
-		uint32_t nsec = (uint32_t)(2 + p->nobjs) + write_lbr(&b, p);
-
-		nsec += write_stacks(&b, p);
-
-		for (int i = 0; i < 4; i++)
-			b.data[12 + i] = (uint8_t)(nsec >> (8 * i));
-	}
-	if (fwrite(b.data, 1, b.len, f) != b.len)
-		rc = -1;
-	free(b.data);
-	return rc;
+		write_object(&w, &p->objs[i]);
+	write_lbr(&w, p);
+	write_stacks(&w, p);
+	if (w.b.len && fwrite(w.b.data, 1, w.b.len, f) != w.b.len)
+		w.failed = 1;
+	free(w.b.data);
+	return w.failed ? -1 : 0;
 }
 
 int raw_write_file(struct raw_profile *p, const char *path)

@@ -68,6 +68,39 @@ static void test_round_trip(void)
 	raw_free(&q);
 }
 
+/* A file larger than the writer's buffer (raw/rawio.c writes it out as
+ * it fills, each section's size given before its bytes): records of
+ * every kind cross the buffer's end, and the file reads back the same. */
+static void test_large_write(void)
+{
+	struct raw_profile p, q;
+	struct raw_frame f[3] = { { 0, 0x10 }, { 1, 0x20 }, { RAW_FRAME_KERNEL, 0 } };
+	size_t len, len2;
+	uint8_t *buf, *buf2;
+
+	build(&p);
+	for (uint64_t i = 0; i < 7001; i++) {
+		raw_add_ip(&p.objs[i % 2], 0x10000 + 3 * i, i + 1);
+		raw_add_edge(&p.objs[1], 8 * i, 0, 0x40, i + 2);
+		raw_add_range(&p.objs[0], 16 * i, 16 * i + 9, i + 3);
+		raw_add_branch(&p.objs[i % 2], 4 * i, 1, 0x77, i + 4);
+		f[0].offset = i;
+		raw_add_stack(&p, f, 1 + (unsigned)(i % 3), i + 5);
+	}
+	buf = serialize(&p, &len);
+	CHECK(len > (size_t)512 << 10);	/* the buffer filled twice */
+	CHECK(raw_parse(&q, buf, len, "mem") == 0);
+	CHECK(q.nobjs == 2 && q.objs[0].nips == 3503 && q.objs[1].nedges == 7001);
+	CHECK(q.nobjs == 2 && q.objs[0].nranges == 7001 && q.objs[1].nbranches == 3500);
+	CHECK(q.nobjs == 2 && q.objs[0].ranges[7000].count == 7003 && q.stacks.n == 7001);
+	buf2 = serialize(&q, &len2);
+	CHECK(len == len2 && !memcmp(buf, buf2, len));
+	free(buf);
+	free(buf2);
+	raw_free(&p);
+	raw_free(&q);
+}
+
 static void test_merge_exact(void)
 {
 	struct raw_profile p, q, m;
@@ -597,6 +630,7 @@ int main(void)
 	RUN(test_binary_without_build_id);
 	RUN(test_branch_records);
 	RUN(test_round_trip);
+	RUN(test_large_write);
 	RUN(test_merge_exact);
 	RUN(test_truncated_everywhere);
 	RUN(test_damage);

@@ -113,8 +113,9 @@ static int same_objects(const struct raw_profile *a, const struct raw_profile *b
 /* The stacks counted by samples (half of them by a worker if split),
  * with cagg_max max, against the plain count; with flush, the worker
  * hands its large tables on (samples_flush) every flush samples, as
- * perfdata_jobs.c's workers do, keeping its front table. */
-static void run(uint32_t max, int split, int flush)
+ * perfdata_jobs.c's workers do, keeping its front table.  From
+ * prefault_min keys, the emit pages memory in on a helper thread. */
+static void run(uint32_t max, int split, int flush, size_t prefault_min)
 {
 	struct raw_profile p, ref, stacks;
 	struct samples s, w;
@@ -126,6 +127,7 @@ static void run(uint32_t max, int split, int flush)
 	setup(&ref, robj);
 	samples_init(&s, &p, 1);
 	s.agg.cagg_max = max;
+	s.agg.prefault_min = prefault_min;
 	key = samples_exec(&s, PID);
 	for (int i = 0; i < 3; i++)
 		samples_map(&s, key, map[i].start, map[i].len, map[i].pgoff,
@@ -161,26 +163,35 @@ static void run(uint32_t max, int split, int flush)
 
 static void test_wide_keys(void)
 {
-	run(UINT32_MAX, 0, 0);
+	run(UINT32_MAX, 0, 0, SIZE_MAX);
 }
 
 static void test_count_spills(void)
 {
-	run(3, 0, 0);
+	run(3, 0, 0, SIZE_MAX);
 }
 
 static void test_worker_merge(void)
 {
-	run(UINT32_MAX, 1, 0);
-	run(2, 1, 0);
+	run(UINT32_MAX, 1, 0, SIZE_MAX);
+	run(2, 1, 0, SIZE_MAX);
 }
 
 /* Hand-overs into a table that already holds keys, the first one into
  * an empty table (taken whole), and counts that spill on the way. */
 static void test_worker_flush(void)
 {
-	run(UINT32_MAX, 1, 500);
-	run(2, 1, 333);
+	run(UINT32_MAX, 1, 500, SIZE_MAX);
+	run(2, 1, 333, SIZE_MAX);
+}
+
+/* The emit with its helper thread, which pages in the arrays that it
+ * fills (aggtab_emit), and merged tables (samples_merge keeps the
+ * setting of the table it takes over). */
+static void test_emit_helper(void)
+{
+	run(UINT32_MAX, 0, 0, 0);
+	run(2, 1, 500, 1);
 }
 
 int main(void)
@@ -189,5 +200,6 @@ int main(void)
 	RUN(test_count_spills);
 	RUN(test_worker_merge);
 	RUN(test_worker_flush);
+	RUN(test_emit_helper);
 	return tests_failed != 0;
 }
