@@ -17,10 +17,6 @@
  * several samples, so that more of its cache misses overlap. */
 #define AGG_OUT (4 * AGG_BATCH)
 
-/* The entries from which aggtab_emit() pages memory in on a helper
- * thread: 1 MB of them, below which a thread costs more than it saves. */
-#define PREFAULT_MIN ((size_t)1 << 16)
-
 /* The wide entry of c's key's key with count n. */
 static struct agg_entry cagg_wide(const struct agg_centry *c, uint64_t n)
 {
@@ -414,8 +410,13 @@ static void *prefault_run(void *arg)
 	for (size_t i = 0; i < f->n; i++) {
 		uintptr_t a = (uintptr_t)f->span[i].p;
 
+#ifdef MADV_POPULATE_WRITE	/* Linux 5.14 */
 		(void)madvise((void *)(a & ~(page - 1)), f->span[i].len + (a & (page - 1)),
 			      MADV_POPULATE_WRITE);
+#else
+		(void)a;
+		(void)page;
+#endif
 	}
 	return NULL;
 }
@@ -497,7 +498,7 @@ void aggtab_init(struct aggtab *tab)
 {
 	memset(tab, 0, sizeof(*tab));
 	tab->cagg_max = UINT32_MAX;
-	tab->prefault_min = PREFAULT_MIN;
+	tab->prefault_min = SIZE_MAX;	/* one thread, unless the caller says */
 }
 
 void aggtab_free(struct aggtab *tab)

@@ -65,9 +65,15 @@ struct aggtab {
 	 * wide table: UINT32_MAX (aggtab_init); tests lower it. */
 	uint32_t cagg_max;
 	/* The entries from which aggtab_emit() pages in the memory it
-	 * writes on a helper thread (aggtab_init: 2^16); tests lower it. */
+	 * writes on a helper thread: SIZE_MAX (aggtab_init: never), or
+	 * AGG_PREFAULT_MIN where the user allowed threads (-j); tests
+	 * lower it. */
 	size_t prefault_min;
 };
+
+/* 1 MB of entries, below which a helper thread costs more than it
+ * saves. */
+#define AGG_PREFAULT_MIN ((size_t)1 << 16)
 
 /* e's compact key in *c (count 0): 1, or 0 if it does not fit. */
 static inline int agg_compact(const struct agg_entry *e, struct agg_centry *c)

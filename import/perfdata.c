@@ -241,6 +241,8 @@ static int import(struct raw_profile *p, const uint8_t *buf, size_t len,
 	m.name = name;
 	m.warned = *warned;
 	samples_init(&m.s, p, m.opt->no_local_files);
+	if (m.opt->jobs > 1)	/* -j1: this thread alone, as --help says */
+		m.s.agg.prefault_min = AGG_PREFAULT_MIN;
 	if (read_header(&m, &data_off, &data_end, one_pass) ||
 	    select_events(&m, data_off, data_end))
 		goto out;
