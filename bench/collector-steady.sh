@@ -146,10 +146,13 @@ run_cell() { # CELL ROUND
     tail -n 1 "$R" >&2
 }
 
+# Run in the background only (pin ... &): it execs, so that $! is the
+# command's own PID, the one a collector must attach to, and not that of a
+# subshell waiting for it.
 pin() { # CPU|"" COMMAND...
     local c=$1
     shift
-    if [ -n "$c" ]; then taskset -c "$c" "$@"; else "$@"; fi
+    if [ -n "$c" ]; then exec taskset -c "$c" "$@"; else exec "$@"; fi
 }
 
 # Paired mode, one run: two copies of the workload, the collector attached
@@ -171,6 +174,7 @@ run_pair() { # CELL ROUND CPU
     pin "$pb" "$W/steady" "$SECS" >"$tag-C.txt" &
     ctl=$!
     sleep "$(awk -v s="$SECS" -v a="$ATT" 'BEGIN { print (s - a) / 2 }')"
+    [ "$(cat "/proc/$t/comm" 2>/dev/null)" = steady ] || die "copy T is not pid $t"
     l=$(now)
     pin "$pc" /usr/bin/time -f '%U %S' -o "$W/cpu.txt" \
         bash -c "$(declare -f collector die); BIN='$BIN' W='$W' ATT='$ATT' collector '$1' $t" \
