@@ -309,13 +309,13 @@ paired_table() {
 [ -s "$P" ] || die "no results in $P"
 local labels lab
 labels=$(awk '{ print $1 }' "$P" | awk '!s[$0]++')
-echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *single SD*: the SD over the same runs of the figure T alone gives (1 - T's window / T's unattached throughput, what single mode measures), the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf), with a Welch 95% interval.  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
+echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *T alone, C alone*: the mean over the same runs of 1 - window / unattached throughput of each copy by itself (T alone is what single mode measures; C alone should be noise only: where it is not, the sampling of T slows C too); *single SD*: the SD of T alone over the runs, the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf), with a Welch 95% interval.  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
 for lab in $labels; do
     echo
     echo "#### paired: $lab"
     echo
-    echo "| collector | Hz asked | Hz run | runs (vCPU 0/1) | overhead % (mean) | 95% interval | SD per run | single SD | vs perf, points (95%) | collector CPU % of a CPU | BPF ns / sample | BPF % of the sampled CPU |"
-    echo "|---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|"
+    echo "| collector | Hz asked | Hz run | runs (vCPU 0/1) | overhead % (mean) | 95% interval | SD per run | T alone, C alone % (mean) | single SD | vs perf, points (95%) | collector CPU % of a CPU | BPF ns / sample | BPF % of the sampled CPU |"
+    echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|"
     for cell in $(awk -v lab="$lab" '$1 == lab { print $2 }' "$P" | awk '!s[$0]++' | sort -t@ -k2,2n -k1,1); do
         awk -v lab="$lab" -v cell="$cell" -v P="$P" '
             function med(a, n,   i, j, t) {
@@ -327,19 +327,21 @@ for lab in $labels; do
                 df = int(df); return df < 1 ? 0 : df <= 30 ? t[df] : df <= 40 ? 2.042 : df <= 60 ? 2.021 : 2.000 }
             # Per-run figures of cell C into o[]; mean, variance, n in m_, v_, n_.
             function load(c,   n, x, s, ss) {
-                n = 0; s = 0; ss = 0; nb_ = 0; nh = 0; c0 = 0; cs = 0; sv = 0; ssv = 0
+                n = 0; s = 0; ss = 0; nb_ = 0; nh = 0; c0 = 0; sv = 0; ssv = 0; sc = 0
                 while ((getline line < P) > 0) { split(line, f, " ")
                     if (f[1] != lab || f[2] != c) continue
                     x = f[6]; n++; s += x; ss += x * x; c0 += f[4] == 0
                     sv += f[8]; ssv += f[8] * f[8]; cp[n] = 100 * f[10] / f[11]
+                    sc += 100 * (1 - (1 - f[8] / 100) / (1 - f[6] / 100))
                     if (f[12] != "-" && f[12] != "") bp[++nb_] = f[12]; if (f[13] != "-" && f[13] != "") hzv[++nh] = f[13] }
                 close(P); n_ = n; if (!n) return 0
                 m_ = s / n; v_ = n > 1 ? (ss - n * m_ * m_) / (n - 1) : 0; if (v_ < 0) v_ = 0
                 vs_ = n > 1 ? (ssv - sv * sv / n) / (n - 1) : 0; if (vs_ < 0) vs_ = 0
+                mt_ = sv / n; mcd_ = sc / n
                 return n }
             BEGIN {
                 if (!load(cell)) exit
-                n = n_; m = m_; v = v_; vs = vs_; n0 = c0; mc = med(cp, n)
+                n = n_; m = m_; v = v_; vs = vs_; n0 = c0; mc = med(cp, n); mt = mt_; mcd = mcd_
                 bns = nb_ ? sprintf("%.0f", med(bp, nb_)) : "-"; ehz = nh ? med(hzv, nh) : "-"
                 bpct = nb_ && nh ? sprintf("%.3f", 100 * med(bp, nb_) * ehz / 1e9) : "-"
                 ci = n > 1 ? sprintf("%.2f – %.2f", m - tq(n - 1) * sqrt(v / n), m + tq(n - 1) * sqrt(v / n)) : "-"
@@ -353,8 +355,8 @@ for lab in $labels; do
                         df = (a + b) > 0 ? (a + b) ^ 2 / (a * a / (n - 1) + b * b / (n_ - 1)) : n + n_ - 2
                         h = tq(df) * sqrt(a + b); vp = sprintf("%+.2f (%+.2f – %+.2f) %s", d, d - h, d + h, peer)
                     } else vp = sprintf("%+.2f %s", d, peer) }
-                printf "| %s | %s | %s | %d (%d/%d) | %.2f | %s | %.2f | %.2f | %s | %.1f | %s | %s |\n", cf[1], cf[1] == "none" ? "-" : cf[2], ehz,
-                       n, n0, n - n0, m, ci, sqrt(v), sqrt(vs), vp, mc, bns, bpct }'
+                printf "| %s | %s | %s | %d (%d/%d) | %.2f | %s | %.2f | %.2f, %.2f | %.2f | %s | %.1f | %s | %s |\n", cf[1], cf[1] == "none" ? "-" : cf[2], ehz,
+                       n, n0, n - n0, m, ci, sqrt(v), mt, mcd, sqrt(vs), vp, mc, bns, bpct }'
     done
 done
 echo
