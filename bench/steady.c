@@ -8,10 +8,17 @@
  * when other jobs take the CPU, and it still counts the sampling
  * interrupt (and the BPF program run in it) where the kernel charges
  * interrupts to the task they interrupt (no CONFIG_IRQ_TIME_ACCOUNTING).
+ * Lines come when CLOCK_REALTIME passes a whole second, so that two
+ * copies run side by side (bench/collector-steady.sh's paired mode) print
+ * the same seconds and can be compared line by line; each line ends with
+ * the iterations and the CPU seconds behind it, so that a window's
+ * throughput can be taken as a ratio of sums rather than a mean of rates.
  * With SECONDS 0 it prints "exec TIME" (CLOCK_REALTIME) and exits, for
  * measuring how long a collector takes to start a command.  An iteration is a few
  * calls three to five levels deep (hashing, a small sort, a table walk),
  * so that stacks have several frames and several distinct shapes. */
+/* clock_gettime and its clocks under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +91,7 @@ __attribute__((noinline)) static uint64_t iteration(uint64_t *a, uint64_t seed)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 60, start, last, t, c, lastc;
+	double tick;
 	uint64_t a[N], seed = 1, iters = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -94,18 +102,27 @@ int main(int argc, char **argv)
 	}
 	start = last = now(CLOCK_MONOTONIC);
 	lastc = now(CLOCK_PROCESS_CPUTIME_ID);
+	tick = (double)(long long)now(CLOCK_REALTIME) + 1;
 	for (;;) {
+		double wall;
+
+		/* 256 iterations take 0.4 ms here: the lines of two copies
+		 * come within that, or within a time slice when they share
+		 * a CPU, of each other. */
 		for (int i = 0; i < 256; i++)
 			seed = iteration(a, seed) | 1u << (i & 1);
 		iters += 256;
 		t = now(CLOCK_MONOTONIC);
-		if (t - last >= 1.0) {
+		wall = now(CLOCK_REALTIME);
+		if (wall >= tick) {
 			c = now(CLOCK_PROCESS_CPUTIME_ID);
-			printf("%.3f %.0f %.0f\n", now(CLOCK_REALTIME),
-			       (double)iters / (t - last), (double)iters / (c - lastc));
+			printf("%.3f %.0f %.0f %llu %.6f\n", wall,
+			       (double)iters / (t - last), (double)iters / (c - lastc),
+			       (unsigned long long)iters, c - lastc);
 			iters = 0;
 			last = t;
 			lastc = c;
+			tick = (double)(long long)wall + 1;
 		}
 		if (t - start >= seconds)
 			break;
