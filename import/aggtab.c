@@ -5,6 +5,7 @@
  * grows with the distinct keys, not with the samples, and the sums are
  * exact whatever the order or the threads that add them up. */
 #include "aggtab.h"
+#include "aggshare.h"
 #include "../lib/util.h"
 
 #include <pthread.h>
@@ -49,10 +50,10 @@ static uint64_t agg_hash(const struct agg_entry *e)
  * key of hash h starts probing: the hash's top bits, so that the slots
  * of a table are in the order of the hashes (but for keys that probing
  * moved on), whatever its size.  A table read in its slot order then
- * goes into another (aggtab_merge, tab_reserve) from its start to its
- * end: the hardware prefetches that walk, where low bits would jump
- * from one cache miss to the next (a worker's hand-overs took a third
- * of an import's time that way). */
+ * goes into a larger one (tab_reserve) from its start to its end: the
+ * hardware prefetches that walk, where low bits would jump from one
+ * cache miss to the next.  The share of a key (aggshare_owner) comes
+ * from the low bits. */
 static size_t cagg_home(uint64_t h, size_t cap)
 {
 	return (size_t)(h >> (64 - __builtin_ctzll(cap)));
@@ -184,20 +185,87 @@ void aggtab_add(struct aggtab *tab, const struct agg_entry *e, uint64_t n)
 	}
 }
 
-/* Add the counts of n compact entries (at most AGG_OUT): their
- * slots are prefetched first, so that the cache misses of a large table
- * overlap instead of following each other. */
+/* Add the counts of n compact entries (at most AGG_OUT) of hashes h:
+ * their slots are prefetched first, so that the cache misses of a large
+ * table overlap instead of following each other. */
+static void cagg_add_hashed(struct aggtab *tab, const struct agg_centry *c,
+			    const uint64_t *h, size_t n)
+{
+	cagg_reserve(tab, n);
+	for (size_t i = 0; i < n; i++)
+		__builtin_prefetch(&tab->cagg[cagg_home(h[i], tab->cap_cagg)]);
+	for (size_t i = 0; i < n; i++)
+		cagg_count(tab, &c[i], h[i], c[i].count);
+}
+
 static void cagg_add_batch(struct aggtab *tab, const struct agg_centry *c, size_t n)
 {
 	uint64_t h[AGG_OUT];	/* each entry hashed once */
 
-	cagg_reserve(tab, n);
-	for (size_t i = 0; i < n; i++) {
-		h[i] = cagg_hash(&c[i]);
-		__builtin_prefetch(&tab->cagg[cagg_home(h[i], tab->cap_cagg)]);
-	}
 	for (size_t i = 0; i < n; i++)
-		cagg_count(tab, &c[i], h[i], c[i].count);
+		h[i] = cagg_hash(&c[i]);
+	cagg_add_hashed(tab, c, h, n);
+}
+
+/* c (with its count) to table to of tab's share, in the chunk that
+ * tab fills for it, posted when full. */
+static void post(struct aggtab *tab, unsigned to, const struct agg_centry *c)
+{
+	struct agg_chunk *k = tab->fwd[to];
+
+	if (!k)
+		k = tab->fwd[to] = aggshare_chunk(tab->share);
+	k->e[k->n++] = *c;
+	if (k->n == tab->share->chunk) {
+		aggshare_post(tab->share, to, k);
+		tab->fwd[to] = NULL;
+	}
+}
+
+/* The evictions waiting in tab->out into the compact table: those that
+ * tab owns; the others are posted to their owners. */
+static void spill(struct aggtab *tab)
+{
+	uint64_t h[AGG_OUT];
+	size_t k = 0;
+
+	if (!tab->share) {
+		cagg_add_batch(tab, tab->out, tab->nout);
+		tab->nout = 0;
+		return;
+	}
+	for (size_t i = 0; i < tab->nout; i++) {
+		uint64_t hi = cagg_hash(&tab->out[i]);
+		unsigned to = aggshare_owner(tab->share, hi);
+
+		if (to != tab->self) {
+			post(tab, to, &tab->out[i]);
+			continue;
+		}
+		h[k] = hi;
+		tab->out[k++] = tab->out[i];	/* k <= i */
+	}
+	cagg_add_hashed(tab, tab->out, h, k);
+	tab->nout = 0;
+}
+
+void aggtab_share(struct aggtab *tab, struct aggshare *share, unsigned self)
+{
+	tab->share = share;
+	tab->self = self;
+	tab->fwd = xcalloc(share->n, sizeof(*tab->fwd));
+}
+
+void aggtab_receive(struct aggtab *tab)
+{
+	struct agg_chunk *list;
+
+	if (!tab->share || !(list = aggshare_take(tab->share, tab->self)))
+		return;
+	for (const struct agg_chunk *c = list; c; c = c->next)
+		for (size_t i = 0; i < c->n; i += AGG_OUT)
+			cagg_add_batch(tab, &c->e[i], c->n - i < AGG_OUT ? c->n - i : AGG_OUT);
+	aggshare_recycle(tab->share, list);
 }
 
 static size_t front_slot(const struct agg_centry *c)
@@ -240,10 +308,8 @@ void aggtab_add_batch(struct aggtab *tab, const struct agg_centry *c, size_t n)
 	}
 	/* The evictions of several samples at once: more cache misses of
 	 * the large table overlap. */
-	if (tab->nout >= 2 * AGG_BATCH) {
-		cagg_add_batch(tab, tab->out, tab->nout);
-		tab->nout = 0;
-	}
+	if (tab->nout >= 2 * AGG_BATCH)
+		spill(tab);
 }
 
 static void agg_emit_one(struct raw_profile *p, const struct agg_entry *e)
@@ -314,32 +380,42 @@ static void gather_one(struct agg_centry *v, size_t *k, const struct agg_centry 
 	v[(*k)++] = *c;
 }
 
-/* The compact entries of the front, compact and out tables, gathered at
- * the start of the compact table (grown if they do not fit), and
- * counted into n[] (emit_count): memory that the import faulted in
- * already, where a new array of 12 MB cost 8 ms of page faults, and one
- * pass over the tables instead of two.  The front and out tables are
- * freed.  Returns the number of entries. */
+/* The compact entries of the front, compact and out tables and of the
+ * pieces, gathered at the start of the compact table (grown if they do
+ * not fit), and counted into n[] (emit_count): memory that the import
+ * faulted in already, where a new array of 12 MB cost 8 ms of page
+ * faults, and one pass over the tables instead of two.  The front and
+ * out tables and the pieces are freed.  Returns the number of entries. */
 static size_t emit_gather(struct aggtab *tab, size_t *n)
 {
 	size_t nfront = tab->front ? (size_t)1 << FRONT_BITS : 0, k = 0, cap = tab->cap_cagg;
-	const struct agg_centry *t[2] = { tab->front, tab->out };
-	size_t len[2] = { nfront, tab->nout };
+	size_t need = tab->ncagg + nfront + tab->nout + 1;
 	struct agg_centry *v;
 
-	if (cap < tab->ncagg + nfront + tab->nout + 1)
-		tab->cagg = xrealloc(tab->cagg, (tab->ncagg + nfront + tab->nout + 1) *
-						sizeof(*tab->cagg));
+	for (size_t j = 0; j < tab->npiece; j++)
+		need += tab->piece[j].keys;
+	if (cap < need)
+		tab->cagg = xrealloc(tab->cagg, need * sizeof(*tab->cagg));
 	v = tab->cagg;
 	for (size_t i = 0; i < cap; i++)	/* k <= i: in place */
 		gather_one(v, &k, &v[i], n);
-	for (int j = 0; j < 2; j++)
-		for (size_t i = 0; i < len[j]; i++)
-			gather_one(v, &k, &t[j][i], n);
+	for (size_t i = 0; i < nfront; i++)
+		gather_one(v, &k, &tab->front[i], n);
+	for (size_t i = 0; i < tab->nout; i++)
+		gather_one(v, &k, &tab->out[i], n);
+	for (size_t j = 0; j < tab->npiece; j++) {
+		const struct agg_piece *pc = &tab->piece[j];
+
+		for (size_t i = 0; i < pc->n; i++)
+			gather_one(v, &k, &pc->e[i], n);
+		free(pc->mem);
+	}
+	free(tab->piece);
 	free(tab->front);
 	free(tab->out);
+	tab->piece = NULL;
 	tab->front = tab->out = NULL;
-	tab->nout = 0;
+	tab->nout = tab->npiece = 0;
 	return k;
 }
 
@@ -501,92 +577,93 @@ void aggtab_init(struct aggtab *tab)
 	tab->prefault_min = SIZE_MAX;	/* one thread, unless the caller says */
 }
 
+/* The chunks that tab fills for the other tables of its share. */
+static void free_fwd(struct aggtab *tab)
+{
+	for (unsigned i = 0; tab->fwd && i < tab->share->n; i++)
+		free(tab->fwd[i]);
+	free(tab->fwd);
+	tab->fwd = NULL;
+	tab->share = NULL;
+}
+
 void aggtab_free(struct aggtab *tab)
 {
 	free(tab->agg);
 	free(tab->cagg);
 	free(tab->front);
 	free(tab->out);
+	for (size_t i = 0; i < tab->npiece; i++)
+		free(tab->piece[i].mem);
+	free(tab->piece);
+	free_fwd(tab);
 	aggtab_init(tab);
 }
 
-/* Count the compact entries t[n] into dst with their counts, in
- * batches (slots of no count are free, or spilled to the wide table). */
-static void merge_compact(struct aggtab *dst, const struct agg_centry *t, size_t n)
+/* Compact entries e[n] (keys: at most this many with a count), in
+ * memory mem that dst now owns, to gather at the emit. */
+static void add_piece(struct aggtab *dst, void *mem, const struct agg_centry *e, size_t n,
+		      size_t keys)
 {
-	struct agg_centry c[AGG_OUT];
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!t[i].count)
-			continue;
-		c[k++] = t[i];
-		if (k == AGG_OUT) {
-			cagg_add_batch(dst, c, k);
-			k = 0;
-		}
+	if (!n) {
+		free(mem);
+		return;
 	}
-	cagg_add_batch(dst, c, k);
+	dst->piece = xrealloc(dst->piece, (dst->npiece + 1) * sizeof(*dst->piece));
+	dst->piece[dst->npiece++] = (struct agg_piece){ mem, e, n, keys };
 }
 
-void aggtab_merge(struct aggtab *dst, const struct aggtab *src)
+static void chunk_piece(struct aggtab *dst, struct agg_chunk *c)
 {
-	size_t nfront = src->front ? (size_t)1 << FRONT_BITS : 0;
+	while (c) {
+		struct agg_chunk *next = c->next;
 
-	/* Grown on the way, dst would take src's first entries into a
-	 * table smaller than src's, where they pile up in long runs of
-	 * probes.  src's compact table first, in its slot order: dst's
-	 * slots in the same order (cagg_home). */
-	cagg_reserve(dst, src->ncagg + src->nout + nfront);
-	agg_reserve(dst, src->nagg);
-	merge_compact(dst, src->cagg, src->cap_cagg);
-	merge_compact(dst, src->front, nfront);
-	merge_compact(dst, src->out, src->nout);
-	for (size_t i = 0; i < src->cap_agg; i++)
-		if (src->agg[i].kind)
-			aggtab_add(dst, &src->agg[i], src->agg[i].count);
+		add_piece(dst, c, c->e, c->n, c->n);
+		c = next;
+	}
+}
+
+/* What src's share holds for src or src fills for the others, into
+ * src's own pieces: src then shares with nobody. */
+static void leave_share(struct aggtab *src)
+{
+	if (!src->share)
+		return;
+	chunk_piece(src, aggshare_take(src->share, src->self));
+	for (unsigned i = 0; i < src->share->n; i++) {
+		chunk_piece(src, src->fwd[i]);
+		src->fwd[i] = NULL;
+	}
+	free_fwd(src);
 }
 
 void aggtab_take(struct aggtab *dst, struct aggtab *src)
 {
-	if (!dst->ncagg && !dst->nagg && !dst->front) {	/* no copy */
-		uint32_t max = dst->cagg_max;
-		size_t pmin = dst->prefault_min;
+	uint32_t max = dst->cagg_max;
+	size_t pmin = dst->prefault_min;
 
+	leave_share(src);
+	if (!dst->ncagg && !dst->nagg && !dst->front && !dst->npiece) {	/* no copy */
 		aggtab_free(dst);
 		*dst = *src;
 		dst->cagg_max = max;
 		dst->prefault_min = pmin;
-		aggtab_init(src);
-		src->cagg_max = max;
-		return;
+	} else {
+		add_piece(dst, src->cagg, src->cagg, src->cap_cagg, src->ncagg);
+		add_piece(dst, src->front, src->front, src->front ? (size_t)1 << FRONT_BITS : 0,
+			  (size_t)1 << FRONT_BITS);
+		add_piece(dst, src->out, src->out, src->nout, src->nout);
+		for (size_t i = 0; i < src->npiece; i++)
+			add_piece(dst, src->piece[i].mem, src->piece[i].e, src->piece[i].n,
+				  src->piece[i].keys);
+		for (size_t i = 0; i < src->cap_agg; i++)	/* few: keys wide or counts large */
+			if (src->agg[i].kind)
+				aggtab_add(dst, &src->agg[i], src->agg[i].count);
+		free(src->agg);
+		free(src->piece);
 	}
-	aggtab_merge(dst, src);
-	aggtab_clear(src);
-}
-
-void aggtab_flush(struct aggtab *dst, struct aggtab *src)
-{
-	struct aggtab large = *src;
-
-	large.front = large.out = NULL;
-	large.nout = 0;
-	aggtab_take(dst, &large);
-	large.front = src->front;
-	large.out = src->out;
-	large.nout = src->nout;
-	*src = large;
-}
-
-void aggtab_clear(struct aggtab *tab)
-{
-	if (tab->front)
-		memset(tab->front, 0, ((size_t)1 << FRONT_BITS) * sizeof(*tab->front));
-	if (tab->cagg)
-		memset(tab->cagg, 0, tab->cap_cagg * sizeof(*tab->cagg));
-	if (tab->agg)
-		memset(tab->agg, 0, tab->cap_agg * sizeof(*tab->agg));
-	tab->ncagg = tab->nagg = tab->nout = 0;
+	aggtab_init(src);
+	src->cagg_max = max;
 }
 
 size_t aggtab_keys(const struct aggtab *tab)

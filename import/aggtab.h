@@ -5,14 +5,17 @@
  * they go into the profile (aggtab_emit), so that memory grows with the
  * distinct keys, not with the samples.  A key's count may be split
  * among the tables below; the parts add up in raw_normalize(), so the
- * sums are exact in any order, and tables of several threads merge
- * (aggtab_merge) into the same profile as one thread's.
+ * sums are exact in any order, and tables of several threads join
+ * (aggtab_take) into the same profile as one thread's.
  *
  * The tables: keys of objects below 2^COBJ_BITS and offsets below 2^32
  * (all of them in practice) go to the front table (a direct-mapped cache
  * of 2^14 entries that stays in L2), what it evicts waits in out, then
- * goes to the compact table (16-byte entries); the others, and counts
- * that would overflow a compact entry, go to the wide table (32 bytes).
+ * goes to the compact table (16-byte entries), or, where several
+ * threads share the keys out (aggshare.h), to the compact table of the
+ * thread that owns it; the others, and counts that would overflow a
+ * compact entry, go to the wide table (32 bytes).  Tables taken over at
+ * the end (aggtab_take) wait as pieces, gathered at the emit.
  * bench/results/import-sample-cost.md has the figures behind each. */
 #ifndef PGOPROF_IMPORT_AGGTAB_H
 #define PGOPROF_IMPORT_AGGTAB_H
@@ -56,11 +59,31 @@ struct agg_centry {
  * holds at most 2 * AGG_BATCH. */
 #define AGG_BATCH 32
 
+/* Compact entries with their counts, taken over from another table
+ * (aggtab_take): some of its slots may be free (count 0), and a key may
+ * also be elsewhere, the counts adding up at the emit. */
+struct agg_piece {
+	void *mem;			/* owned: freed with the table */
+	const struct agg_centry *e;	/* n slots, in mem */
+	size_t n, keys;			/* keys: at most this many counted */
+};
+
+struct aggshare;
+struct agg_chunk;
+
 struct aggtab {
 	struct agg_entry *agg;		/* the wide table */
 	size_t nagg, cap_agg;
 	struct agg_centry *cagg, *front, *out;
 	size_t ncagg, cap_cagg, nout;
+	struct agg_piece *piece;	/* taken over, waiting for the emit */
+	size_t npiece;
+	/* Where the keys are shared out (aggtab_share): the share, this
+	 * table's part of it, and a chunk being filled for each other
+	 * table (NULL: none yet). */
+	struct aggshare *share;
+	unsigned self;
+	struct agg_chunk **fwd;
 	/* The largest count a compact entry holds before it goes to the
 	 * wide table: UINT32_MAX (aggtab_init); tests lower it. */
 	uint32_t cagg_max;
@@ -108,24 +131,22 @@ static inline void aggtab_add_one(struct aggtab *tab, struct agg_centry *c, size
 		aggtab_add(tab, e, 1);
 }
 
-/* Add src's counts to dst's (src unchanged): the tables then hold what
- * one thread that added up both would hold, as far as aggtab_emit()
- * and raw_normalize() can tell. */
-void aggtab_merge(struct aggtab *dst, const struct aggtab *src);
-/* The same, and src is then empty: if dst is empty, src's tables become
- * dst's without a copy (src allocates anew), else they are cleared and
- * kept (aggtab_clear). */
+/* Count only the keys of tab's part of share (aggshare_owner; self <
+ * share->n), and post the others to the tables that own them.  share is
+ * the caller's: it outlives tab's use of it (aggtab_take, aggtab_free). */
+void aggtab_share(struct aggtab *tab, struct aggshare *share, unsigned self);
+/* Count the keys that the other tables of tab's share posted to it, and
+ * give their chunks back.  Only the thread that adds to tab calls it. */
+void aggtab_receive(struct aggtab *tab);
+/* src's counts, and those posted to it and not yet received, into dst
+ * (dst shares with nobody); src is then empty and shares with nobody
+ * either.  Nothing is probed: if dst is empty, src's tables become dst's
+ * without a copy (src allocates anew), else they wait in dst as pieces,
+ * which the emit gathers (a key in both adds up in raw_normalize()).  Call
+ * it when no thread adds to any table of src's share. */
 void aggtab_take(struct aggtab *dst, struct aggtab *src);
-/* The same for src's compact and wide tables only: its front table and
- * the evictions waiting (what a thread adds to next, in its cache) stay
- * src's, and go to dst with a later aggtab_take().  A thread's hand-over
- * of its keys (samples_flush). */
-void aggtab_flush(struct aggtab *dst, struct aggtab *src);
-/* No counts, the tables kept at their size: a table that is filled
- * again soon is not allocated and faulted in again. */
-void aggtab_clear(struct aggtab *tab);
-/* Distinct keys in the compact and wide tables: what a merge of tab
- * adds to a table at most, but for the 2^14 of the front table. */
+/* Distinct keys in the compact and wide tables (not in the front table,
+ * the pieces, or on their way). */
 size_t aggtab_keys(const struct aggtab *tab);
 
 /* Every count into p's objects (raw_add_ip/edge/range/branch; their

@@ -75,9 +75,9 @@ struct perfdata_options {
 	 * the calling thread alone.  The profile is the same whatever the
 	 * number. */
 	int jobs;
-	/* For tests: a thread of jobs hands its table of distinct keys on
-	 * once it holds this many (perfdata_jobs.c); 0: the default. */
-	size_t flush_at;
+	/* For tests: the threads of jobs post the keys of each other's
+	 * share in chunks of this many (aggshare.h); 0: the default. */
+	size_t share_chunk;
 };
 
 /* Import the perf.data file in buf[0..len) into p (normally empty: its

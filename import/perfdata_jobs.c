@@ -9,7 +9,10 @@
  * tables of their own (struct samples: the aggregated branches, ranges,
  * IPs and edges, the stacks, the counters), merged into the calling
  * thread's at the end: sums, so the order does not matter, and
- * raw_normalize() sorts the rest.  A ring of batches (several a worker)
+ * raw_normalize() sorts the rest.  The workers share the keys out
+ * (aggshare.h): each counts in its large table only the keys of its
+ * share and posts the others to their owner, so that the tables are
+ * joined at the end without a merge.  A ring of batches (several a worker)
  * lets the reader run ahead while the workers add up, and the workers
  * take batches while the reader reads: neither waits for the other but
  * when the ring is full or empty.  When the window moves
@@ -27,6 +30,7 @@
  * import is then done again on one thread (perfdata.c), which prints
  * the message a one-thread import prints. */
 #include "perfdata_int.h"
+#include "aggshare.h"
 #include "../lib/util.h"
 
 #include <pthread.h>
@@ -38,15 +42,6 @@
 #define BATCH 1024
 /* Batches in the ring for each worker, besides the one being filled. */
 #define RING 3
-/* A worker hands its table on to the calling thread's (samples_flush)
- * when it holds this many keys: its table then stays at 2^18 entries
- * (4 MiB; a batch adds at most 65,536 keys at 64 a sample), and the
- * import's memory is that of about one table, not one a thread.  At
- * 300,000 (2^19 entries) bzip2's 10^6 samples took 0.1 s less (59
- * hand-overs fewer) but speedtest1's 0.07 s more (bench/results/
- * import-speed.md). */
-#define FLUSH_AT 130000
-
 /* Window buffers: the reader's, and the one that batches still read.  A
  * window holds many batches (16 MiB: 20,000 samples of perf record -b),
  * more than the ring: when the window moves again, the batches of the
@@ -79,7 +74,7 @@ struct pd_jobs {
 	pthread_mutex_t mu;
 	pthread_cond_t work;	/* a batch is queued, or quit */
 	pthread_cond_t space;	/* a batch or window is free, a worker idle */
-	pthread_mutex_t flush;	/* the calling thread's table (samples_flush) */
+	struct aggshare *share;	/* the workers' keys */
 	struct batch *free, *head, *tail;	/* free list; the queue */
 	int busy;		/* workers adding up a batch */
 	int quit, redo;
@@ -92,7 +87,6 @@ struct pd_jobs {
 	struct winbuf win[WINDOWS];	/* win[0]: the window at the start */
 	int nwin, curwin;	/* curwin: m->win's, or -1 (no window) */
 	int indexed;		/* maps_index() since the last change */
-	size_t flush_at;	/* FLUSH_AT, or perfdata_options.flush_at */
 };
 
 /* The worker's view of what the calling thread owns and may have
@@ -144,13 +138,9 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&J->mu);
 		if (!j->w.failed)	/* after a failure, only empty the queue */
 			add_batch(&j->w, b);
-		/* The calling thread adds no samples up while threads run:
-		 * only flushes write its table. */
-		if (samples_aggregated(&j->w.s) >= J->flush_at) {
-			pthread_mutex_lock(&J->flush);
-			samples_flush(&J->m->s, &j->w.s);
-			pthread_mutex_unlock(&J->flush);
-		}
+		/* What the others posted: a batch's worth at most, a few
+		 * chunks. */
+		aggtab_receive(&j->w.s.agg);
 		pthread_mutex_lock(&J->mu);
 		J->busy--;
 		if (b->win >= 0)
@@ -330,6 +320,7 @@ static void job_init(struct job *j, struct pd_jobs *J, const struct imp *m)
 		j->w.attrs[k].samples = 0;
 	raw_init(&j->stacks);
 	samples_worker(&j->w.s, &m->s, &j->stacks);
+	aggtab_share(&j->w.s.agg, J->share, (unsigned)(j - J->j));
 	j->w.quiet = 1;
 }
 
@@ -347,9 +338,8 @@ void pd_jobs_start(struct imp *m)
 	pthread_mutex_init(&J->mu, NULL);
 	pthread_cond_init(&J->work, NULL);
 	pthread_cond_init(&J->space, NULL);
-	pthread_mutex_init(&J->flush, NULL);
 	J->m = m;
-	J->flush_at = m->opt->flush_at ? m->opt->flush_at : FLUSH_AT;
+	J->share = aggshare_new((unsigned)n, m->opt->share_chunk);
 	J->curwin = -1;
 	if (m->win) {	/* the pool owns the window until the end */
 		J->win[0] = (struct winbuf){ .b = m->win, .cap = m->win_cap };
@@ -374,6 +364,9 @@ void pd_jobs_start(struct imp *m)
 		}
 		J->nj = i + 1;
 	}
+	/* No batch is out yet: the keys are shared among the threads that
+	 * run. */
+	J->share->n = (unsigned)J->nj;
 	if (!J->nj) {	/* no thread at all: this one adds up */
 		jobs_free(J);
 		m->jobs = NULL;
@@ -395,7 +388,7 @@ static void stop(struct pd_jobs *J)
 
 /* Add up what the stopped workers counted into m: the largest table
  * first, which m's takes over when it has none (samples_merge), so that
- * the smaller ones go into it without making it grow. */
+ * the emit gathers the smaller ones into it (aggtab_take). */
 static void merge(struct imp *m)
 {
 	struct pd_jobs *J = m->jobs;
@@ -434,7 +427,7 @@ static void jobs_free(struct pd_jobs *J)
 	pthread_mutex_destroy(&J->mu);
 	pthread_cond_destroy(&J->work);
 	pthread_cond_destroy(&J->space);
-	pthread_mutex_destroy(&J->flush);
+	aggshare_free(J->share);
 	free(J->ring);
 	free(J->j);
 	free(J);

@@ -490,11 +490,6 @@ size_t samples_aggregated(const struct samples *s)
 	return aggtab_keys(&s->agg);
 }
 
-void samples_flush(struct samples *dst, struct samples *w)
-{
-	aggtab_flush(&dst->agg, &w->agg);
-}
-
 void samples_merge(struct samples *dst, struct samples *w)
 {
 	const struct raw_stacks *st = &w->prof->stacks;

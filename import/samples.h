@@ -111,16 +111,12 @@ void samples_worker(struct samples *w, const struct samples *main,
 void samples_worker_free(struct samples *w);
 /* Add what w counted (its aggregated samples, stacks, counters) to dst:
  * the profile is then that of one thread that added up both.  w's
- * aggregated samples are then empty (aggtab_take). */
+ * aggregated samples are then empty (aggtab_take: no thread may add to
+ * a table of w's share any more). */
 void samples_merge(struct samples *dst, struct samples *w);
-/* The distinct keys (branches, ranges, IPs, edges) that s has added up
- * and not yet handed on: what its table holds. */
+/* The distinct keys (branches, ranges, IPs, edges) in s's large
+ * tables. */
 size_t samples_aggregated(const struct samples *s);
-/* Hand w's aggregated samples on to dst (aggtab_take: w's tables are
- * then empty), its counters and stacks not: so that the tables of a
- * worker (samples_worker) stay small, and the import's memory that of
- * one table. */
-void samples_flush(struct samples *dst, struct samples *w);
 
 /* ---- address spaces ---- */
 

@@ -1297,9 +1297,9 @@ static void test_truncated_and_flipped(void)
 	       "one flip of every third byte; PGOPROF_TEST_LONG=1: all", bad_file_ok);
 }
 
-/* -j: several threads give one thread's profile, also when each hands
- * its table on after every batch (perfdata_options.flush_at), and when
- * the file has more batches than the threads' ring. */
+/* -j: several threads give one thread's profile, also when they post
+ * each key of another's share alone (perfdata_options.share_chunk), and
+ * when the file has more batches than the threads' ring. */
 static void test_jobs(void)
 {
 	struct perfdata_options o1 = { .jobs = 1 };
@@ -1321,8 +1321,8 @@ static void test_jobs(void)
 	CHECK(import_capture(&p1, b.data, b.len, &o1) == 0);
 	CHECK(raw_get_counter(&p1, CNT_SAMPLES) == 20000);
 	for (int jobs = 2; jobs <= 4; jobs++) {
-		for (size_t flush_at = 0; flush_at <= 1; flush_at++) {
-			struct perfdata_options o = { .jobs = jobs, .flush_at = flush_at };
+		for (size_t chunk = 0; chunk <= 1; chunk++) {
+			struct perfdata_options o = { .jobs = jobs, .share_chunk = chunk };
 			struct raw_profile p;
 
 			raw_init(&p);

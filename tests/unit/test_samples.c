@@ -3,9 +3,11 @@
  * lands in.  Branch stacks over three objects, one whose offsets pass
  * 2^32 and one whose index passes 2^14 (keys that do not fit a compact
  * entry), with counts that pass a lowered cagg_max (spilled to the wide
- * table), added on one thread and split over a worker then merged, must
- * give the branches and ranges of a plain count of the same stacks. */
+ * table), added on one thread, split over a worker then merged, or
+ * shared out among two workers by key (aggshare.h), must give the
+ * branches and ranges of a plain count of the same stacks. */
 #include "check.h"
+#include "../../import/aggshare.h"
 #include "../../import/samples.h"
 #include "../../lib/util.h"
 
@@ -15,7 +17,6 @@
 #define PID 77
 #define NREC 16
 #define NSAMPLES 6000
-#define NADDR 24	/* few addresses a mapping: keys repeat */
 
 /* The mappings: runtime start, length, file offset of start. */
 static const struct {
@@ -28,6 +29,9 @@ static const struct {
 };
 
 static uint64_t rs = 1;
+/* Addresses a mapping: few (keys repeat, and stay in the front table),
+ * or many (keys go on to the large tables). */
+static unsigned naddr = 24;
 
 static uint64_t rnd(void)	/* Knuth's MMIX generator: its high bits */
 {
@@ -53,7 +57,7 @@ static void setup(struct raw_profile *p, uint32_t obj[3])
 static uint64_t addr(int *which)
 {
 	*which = (int)(rnd() % 3);
-	return map[*which].start + 0x10 * (rnd() % NADDR);
+	return map[*which].start + 0x10 * (rnd() % naddr);
 }
 
 /* One sample's records (from, to, 8 bytes of flags: perf's 24) into e,
@@ -110,15 +114,59 @@ static int same_objects(const struct raw_profile *a, const struct raw_profile *b
 	return a->nobjs == b->nobjs && n == a->nobjs;
 }
 
-/* The stacks counted by samples (half of them by a worker if split),
- * with cagg_max max, against the plain count; with flush, the worker
- * hands its large tables on (samples_flush) every flush samples, as
- * perfdata_jobs.c's workers do, keeping its front table.  From
- * prefault_min keys, the emit pages memory in on a helper thread. */
-static void run(uint32_t max, int split, int flush, size_t prefault_min)
+static int cmp_key(const void *x, const void *y)
 {
-	struct raw_profile p, ref, stacks;
-	struct samples s, w;
+	const struct agg_centry *a = x, *b = y;
+
+	if (a->tag != b->tag)
+		return a->tag < b->tag ? -1 : 1;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The keys of t's compact table, sorted, in *n. */
+static struct agg_centry *keys_of(const struct aggtab *t, size_t *n)
+{
+	struct agg_centry *v = xmalloc((t->ncagg + 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; i < t->cap_cagg; i++)
+		if (t->cagg[i].tag)
+			v[(*n)++] = t->cagg[i];
+	qsort(v, *n, sizeof(*v), cmp_key);
+	return v;
+}
+
+/* Are the compact tables of a and b without a key in common? */
+static int disjoint(const struct aggtab *a, const struct aggtab *b)
+{
+	size_t na, nb, i = 0, k = 0;
+	struct agg_centry *va = keys_of(a, &na), *vb = keys_of(b, &nb);
+	int c = 1;
+
+	while (i < na && k < nb && (c = cmp_key(&va[i], &vb[k])))
+		c < 0 ? i++ : k++;
+	free(va);
+	free(vb);
+	return c != 0;
+}
+
+/* Who counts the samples: the one table; half of them a worker, merged
+ * (samples_merge); two workers that share the keys out (aggshare.h) and
+ * receive what the other posts every 7 samples but near the end, taken
+ * into an empty table or into one that counted a third of the samples
+ * itself. */
+enum who { ONE, SPLIT, SHARE, SHARE_MAIN };
+
+/* The stacks counted as who says, with cagg_max max and chunks of chunk
+ * entries, against the plain count.  From prefault_min keys, the emit
+ * pages memory in on a helper thread. */
+static void run(uint32_t max, enum who who, size_t chunk, size_t prefault_min)
+{
+	struct raw_profile p, ref, stacks[2];
+	struct samples s, w[2];
+	struct aggshare *share = aggshare_new(2, chunk);
 	uint32_t obj[3], robj[3];
 	uint8_t e[24 * NREC];
 	int32_t key;
@@ -133,24 +181,35 @@ static void run(uint32_t max, int split, int flush, size_t prefault_min)
 		samples_map(&s, key, map[i].start, map[i].len, map[i].pgoff,
 			    (const uint8_t *)map[i].id, 1, "/x");
 	CHECK(obj[1] < (1u << 14) && obj[2] >= (1u << 14));
-	raw_init(&stacks);
-	samples_worker(&w, &s, &stacks);
+	for (unsigned k = 0; k < 2; k++) {
+		raw_init(&stacks[k]);
+		samples_worker(&w[k], &s, &stacks[k]);
+		w[k].agg.cagg_max = max;
+		if (who >= SHARE)
+			aggtab_share(&w[k].agg, share, k);
+	}
 	for (int n = 0; n < NSAMPLES; n++) {
-		make_sample(e, &ref, robj);
-		samples_add_branches(split && n % 2 ? &w : &s, key, e, NREC, 24, 1);
-		if (flush && n % flush == flush - 1) {
-			size_t front = 0;
+		struct samples *to = who == ONE ? &s : who == SPLIT ? (n % 2 ? &w[0] : &s) :
+				     who == SHARE ? &w[n % 2] : n % 3 ? &w[n % 3 - 1] : &s;
 
-			samples_flush(&s, &w);
-			CHECK(samples_aggregated(&w) == 0);
-			for (size_t i = 0; w.agg.front && i < (size_t)1 << FRONT_BITS; i++)
-				front += w.agg.front[i].count != 0;
-			CHECK(front > 0);	/* kept: what the worker adds next */
+		make_sample(e, &ref, robj);
+		samples_add_branches(to, key, e, NREC, 24, 1);
+		/* the last 500: posted, left in the inboxes for the end */
+		if (who >= SHARE && n % 7 == 6 && n < NSAMPLES - 500) {
+			aggtab_receive(&w[0].agg);
+			aggtab_receive(&w[1].agg);
 		}
 	}
-	samples_merge(&s, &w);
-	samples_worker_free(&w);
-	raw_free(&stacks);
+	if (who >= SHARE) {	/* each counted its own keys only */
+		CHECK(w[0].agg.ncagg > 0 && w[1].agg.ncagg > 0);
+		CHECK(disjoint(&w[0].agg, &w[1].agg));
+	}
+	for (int k = 0; k < 2; k++) {
+		samples_merge(&s, &w[k]);
+		samples_worker_free(&w[k]);
+		raw_free(&stacks[k]);
+	}
+	aggshare_free(share);
 	samples_finish(&s);
 	raw_drop_empty_objects(&ref);
 	raw_normalize(&ref);
@@ -163,35 +222,44 @@ static void run(uint32_t max, int split, int flush, size_t prefault_min)
 
 static void test_wide_keys(void)
 {
-	run(UINT32_MAX, 0, 0, SIZE_MAX);
+	run(UINT32_MAX, ONE, 0, SIZE_MAX);
 }
 
 static void test_count_spills(void)
 {
-	run(3, 0, 0, SIZE_MAX);
+	run(3, ONE, 0, SIZE_MAX);
 }
 
 static void test_worker_merge(void)
 {
-	run(UINT32_MAX, 1, 0, SIZE_MAX);
-	run(2, 1, 0, SIZE_MAX);
+	run(UINT32_MAX, SPLIT, 0, SIZE_MAX);
+	run(2, SPLIT, 0, SIZE_MAX);
 }
 
-/* Hand-overs into a table that already holds keys, the first one into
- * an empty table (taken whole), and counts that spill on the way. */
-static void test_worker_flush(void)
+/* Keys shared out: posted one at a time, in chunks of a few, in
+ * chunks larger than what the test posts (all left for the end); taken
+ * into an empty table (whole) or into one with keys (as pieces). */
+static void test_share(void)
 {
-	run(UINT32_MAX, 1, 500, SIZE_MAX);
-	run(2, 1, 333, SIZE_MAX);
+	const size_t chunk[] = { 1, 5, 1 << 20 };
+
+	for (size_t i = 0; i < sizeof(chunk) / sizeof(chunk[0]); i++) {
+		naddr = 4096;	/* more keys than the front table holds */
+		run(UINT32_MAX, SHARE, chunk[i], SIZE_MAX);
+		run(UINT32_MAX, SHARE_MAIN, chunk[i], SIZE_MAX);
+		naddr = 24;	/* keys that come back, and counts that spill */
+		run(2, SHARE, chunk[i], SIZE_MAX);
+		run(2, SHARE_MAIN, chunk[i], SIZE_MAX);
+	}
 }
 
 /* The emit with its helper thread, which pages in the arrays that it
- * fills (aggtab_emit), and merged tables (samples_merge keeps the
+ * fills (aggtab_emit), and taken tables (samples_merge keeps the
  * setting of the table it takes over). */
 static void test_emit_helper(void)
 {
-	run(UINT32_MAX, 0, 0, 0);
-	run(2, 1, 500, 1);
+	run(UINT32_MAX, ONE, 0, 0);
+	run(2, SHARE, 5, 1);
 }
 
 int main(void)
@@ -199,7 +267,7 @@ int main(void)
 	RUN(test_wide_keys);
 	RUN(test_count_spills);
 	RUN(test_worker_merge);
-	RUN(test_worker_flush);
+	RUN(test_share);
 	RUN(test_emit_helper);
 	return tests_failed != 0;
 }
