@@ -57,6 +57,7 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_STRIP_PATHS 261
 #define OPT_MEM_BUDGET 262
 #define OPT_FP_STACK_MAP 263
+#define OPT_VERSION 264
 /* What the memory that grows with the samples may take by default, and at
  * least (docs/man/pgoprof-record.1).  DWARF stacks: the ring buffer (twice,
  * as mapped), the unwind queue, the stack table.  fp stacks: the kernel's
@@ -182,6 +183,7 @@ static void usage(FILE *f)
 "                       took (milliseconds since pgoprof-record started);\n"
 "                       twice: libbpf's messages too\n"
 "  -h, --help           this text\n"
+"      --version        print the version and exit\n"
 "\n"
 "Needs root or CAP_BPF + CAP_PERFMON.  Run through sudo, the profile is\n"
 "written with the rights of SUDO_UID and -p takes only that user's\n"
@@ -269,6 +271,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
 	char *end;
@@ -361,6 +364,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("pgoprof-record %s\n", PGOPROF_VERSION);
 			exit(0);
 		default:
 			usage(stderr);

@@ -188,3 +188,5 @@ check "-q: nothing on stderr, not even the mode line (rc=$rc)" sh -c "test $rc -
 check "--call-graph dwarf,7: refused, not rounded (rc=$rc)" sh -c "test $rc -eq 2 && grep -q 'multiple of 8' '$D/d7.err'"
 check "--help lists --ring-size, --max-stacks and --children" sh -c \
 	"'$REC' --help | grep -q -- --ring-size && '$REC' --help | grep -q -- --max-stacks && '$REC' --help | grep -q -- --children"
+check "--version: the version pgoprof says, status 0" sh -c \
+	"v=\$('$REC' --version) && test \"\$v\" = \"pgoprof-record \$('$TOP/pgoprof' --version | cut -d' ' -f2)\""
