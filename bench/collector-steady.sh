@@ -248,7 +248,7 @@ if [ -z "$TONLY" ]; then
     [ -x "$W/steady" ] && [ "$W/steady" -nt "$HERE/steady.c" ] ||
         cc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$W/steady" "$HERE/steady.c"
     [ -x "$W/timerfloor" ] && [ "$W/timerfloor" -nt "$HERE/timerfloor.c" ] ||
-        cc -std=c11 -O2 -Wall -Wextra -o "$W/timerfloor" "$HERE/timerfloor.c"
+        cc -std=c11 -O2 -Wall -Wextra -o "$W/timerfloor" "$HERE/timerfloor.c" -lm
     old_stats=$(sysctl -n kernel.bpf_stats_enabled)
     sysctl -qw kernel.bpf_stats_enabled=1
     trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats' EXIT
