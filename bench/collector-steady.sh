@@ -28,8 +28,13 @@
 #               throughput of each vCPU moves by itself (see the results)
 #   -c CONFIGS  comma-separated cells: none, pgoprof-fp@HZ,
 #               pgoprof-dwarf@HZ, perf-g@HZ, perf-dwarf@HZ, perf-ip@HZ
-#               (perf record without stacks: what the sampling interrupt
-#               alone costs) (default: none and the four collectors with
+#               (perf record without stacks), floor@HZ (bench/timerfloor:
+#               the cpu-clock event on the PID's threads, as perf -p opens
+#               it, with no ring buffer and no BPF program: the sampling
+#               interrupt alone, the floor every sampler pays),
+#               floor-cpu@HZ (the same event on every CPU, as
+#               pgoprof-record opens it: every task on the CPU
+#               interrupted) (default: none and the four collectors with
 #               stacks at 99, 999 and 4999 Hz)
 #   -r ROUNDS   rounds (default 1); a round runs every cell once, in an
 #               order rotated from round to round (over the rounds already
@@ -37,7 +42,8 @@
 #               run as several locked chunks of at most ~5 cells (one
 #               minute each)
 #   -l LABEL    results under this label (default "after"; e.g. "before"
-#               with -b pointing at the old binaries)
+#               with -b pointing at the old binaries); with -t, the table
+#               of this label only, between markers of its own in OUT
 #   -b BINDIR   where pgoprof and pgoprof-record are (default: the tree's)
 #   -s SECONDS  the workload's run (default 60); -A ATTACH: the window in
 #               its middle (default 30)
@@ -64,12 +70,12 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd) REPO=$(cd "$HERE/.." && pwd)
-CONFIGS= ROUNDS=1 LABEL=after BIN=$REPO TONLY= SECS=60 ATT=30 MODE=paired LAYOUT=same
+CONFIGS= ROUNDS=1 LABEL=after LSET= BIN=$REPO TONLY= SECS=60 ATT=30 MODE=paired LAYOUT=same
 OUT=$REPO/bench/results/collector-steady.md
 usage() { sed -n '3,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; }
 while getopts m:c:r:l:b:s:A:L:to:h o; do
     case $o in
-        m) MODE=$OPTARG ;; c) CONFIGS=$OPTARG ;; r) ROUNDS=$OPTARG ;; l) LABEL=$OPTARG ;;
+        m) MODE=$OPTARG ;; c) CONFIGS=$OPTARG ;; r) ROUNDS=$OPTARG ;; l) LABEL=$OPTARG LSET=1 ;;
         b) BIN=$(cd "$OPTARG" && pwd) ;; s) SECS=$OPTARG ;; A) ATT=$OPTARG ;;
         L) LAYOUT=$OPTARG ;; t) TONLY=1 ;; o) OUT=$OPTARG ;;
         h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
@@ -99,6 +105,10 @@ collector() { # CELL PID
         perf-dwarf) perf record -q -N -B -F "$f" --call-graph dwarf -p "$2" -o "$W/x.data" -- sleep "$ATT" ;;
         # The sampling interrupt alone: no stack at all, the IP only.
         perf-ip) perf record -q -N -B -F "$f" -p "$2" -o "$W/x.data" -- sleep "$ATT" ;;
+        # Not even the IP: the interrupt and the kernel's overflow path
+        # with nowhere to write (bench/timerfloor.c); per task or per CPU.
+        floor) "$W/timerfloor" -F "$f" -p "$2" -d "$ATT" -o "$W/floor.txt" ;;
+        floor-cpu) "$W/timerfloor" --cpu -F "$f" -p "$2" -d "$ATT" -o "$W/floor.txt" ;;
         *) die "unknown cell $1" ;;
     esac
 }
@@ -129,7 +139,10 @@ run_cell() { # CELL ROUND
     e=$(now)
     wait "$wl"
     hz=${1#*@}
-    case $1 in pgoprof-*) hz=$("$BIN/pgoprof" show "$W/x.raw" | awk '$2 == "sample_freq" { print $4 }') ;; none) hz=- ;; esac
+    case $1 in
+        pgoprof-*) hz=$("$BIN/pgoprof" show "$W/x.raw" | awk '$2 == "sample_freq" { print $4 }') ;;
+        floor*) hz=$(cut -d' ' -f1 "$W/floor.txt") ;; none) hz=- ;;
+    esac
     awk -v l="$l" -v e="$e" -v s0="$(head -n 1 "$log" | cut -d' ' -f1)" \
         -v cpu="$(tail -n 1 "$W/cpu.txt" | awk '{ print $1 + $2 }')" \
         -v lab="$LABEL" -v cell="$1" -v r="$2" -v bpf="$bpf" -v hz="$hz" '
@@ -187,7 +200,10 @@ run_pair() { # CELL ROUND CPU
     wait "$t" "$ctl"
     echo "$l $e" >"$tag-window.txt"
     hz=${1#*@}
-    case $1 in pgoprof-*) hz=$("$BIN/pgoprof" show "$W/x.raw" | awk '$2 == "sample_freq" { print $4 }') ;; none) hz=- ;; esac
+    case $1 in
+        pgoprof-*) hz=$("$BIN/pgoprof" show "$W/x.raw" | awk '$2 == "sample_freq" { print $4 }') ;;
+        floor*) hz=$(cut -d' ' -f1 "$W/floor.txt") ;; none) hz=- ;;
+    esac
     awk -v l="$l" -v e="$e" -v cpu="$(tail -n 1 "$W/cpu.txt" | awk '{ print $1 + $2 }')" \
         -v lab="$LABEL" -v cell="$1" -v r="$2" -v vc="$3" -v lay="$LAYOUT" -v bpf="$bpf" -v hz="$hz" "$PAIR_AWK" \
         "$tag-T.txt" "$tag-C.txt" >>"$P"
@@ -231,6 +247,8 @@ if [ -z "$TONLY" ]; then
     [ "$BIN" != "$REPO" ] || make -s -C "$REPO" pgoprof pgoprof-record >&2
     [ -x "$W/steady" ] && [ "$W/steady" -nt "$HERE/steady.c" ] ||
         cc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$W/steady" "$HERE/steady.c"
+    [ -x "$W/timerfloor" ] && [ "$W/timerfloor" -nt "$HERE/timerfloor.c" ] ||
+        cc -std=c11 -O2 -Wall -Wextra -o "$W/timerfloor" "$HERE/timerfloor.c" -lm
     old_stats=$(sysctl -n kernel.bpf_stats_enabled)
     sysctl -qw kernel.bpf_stats_enabled=1
     trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats' EXIT
@@ -309,13 +327,14 @@ paired_table() {
 [ -s "$P" ] || die "no results in $P"
 local labels lab
 labels=$(awk '{ print $1 }' "$P" | awk '!s[$0]++')
-echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *T alone, C alone*: the mean over the same runs of 1 - window / unattached throughput of each copy by itself (T alone is what single mode measures; C alone should be noise only: where it is not, the sampling of T slows C too); *single SD*: the SD of T alone over the runs, the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf), with a Welch 95% interval.  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
+[ -z "$TONLY" ] || [ -z "$LSET" ] || labels=$LABEL
+echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *T alone, C alone*: the mean over the same runs of 1 - window / unattached throughput of each copy by itself (T alone is what single mode measures; C alone should be noise only: where it is not, the sampling of T slows C too); *single SD*: the SD of T alone over the runs, the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf; perf-g for perf-ip, floor, floor-cpu), with a Welch 95% interval.  *floor*: bench/timerfloor, the cpu-clock event at the rate on T's threads (as perf -p opens it) with no ring buffer and no BPF program, the sampling interrupt alone; *floor-cpu*: the same on every CPU (as pgoprof-record opens it), which interrupts C as much as T.  *vs floor*: mean minus floor's mean at the same rate (floor-cpu's for pgoprof), Welch 95%: the collector's cost above the interrupt.  pgoprof-record's events are per CPU too, so its paired figure leaves the interrupt out (as floor-cpu's does) and its *vs perf* compares its work above the interrupt with perf's whole cost (see \"The interrupt floor\").  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
 for lab in $labels; do
     echo
     echo "#### paired: $lab"
     echo
-    echo "| collector | Hz asked | Hz run | runs (vCPU 0/1) | overhead % (mean) | 95% interval | SD per run | T alone, C alone % (mean) | single SD | vs perf, points (95%) | collector CPU % of a CPU | BPF ns / sample | BPF % of the sampled CPU |"
-    echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|"
+    echo "| collector | Hz asked | Hz run | runs (vCPU 0/1) | overhead % (mean) | 95% interval | SD per run | T alone, C alone % (mean) | single SD | vs perf, points (95%) | vs floor, points (95%) | collector CPU % of a CPU | BPF ns / sample | BPF % of the sampled CPU |"
+    echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---|---|---:|---:|---:|"
     for cell in $(awk -v lab="$lab" '$1 == lab { print $2 }' "$P" | awk '!s[$0]++' | sort -t@ -k2,2n -k1,1); do
         awk -v lab="$lab" -v cell="$cell" -v P="$P" '
             function med(a, n,   i, j, t) {
@@ -339,6 +358,15 @@ for lab in $labels; do
                 vs_ = n > 1 ? (ssv - sv * sv / n) / (n - 1) : 0; if (vs_ < 0) vs_ = 0
                 mt_ = sv / n; mcd_ = sc / n
                 return n }
+            # This cell mean (m, v, n) minus cell C'"'"'s, with a Welch 95%
+            # interval; "-" when C has no runs.
+            function welch(c,   d, a, b, df, h) {
+                if (!load(c)) return "-"
+                d = m - m_; a = v / n; b = v_ / n_
+                if (n < 2 || n_ < 2) return sprintf("%+.2f %s", d, c)
+                df = (a + b) > 0 ? (a + b) ^ 2 / (a * a / (n - 1) + b * b / (n_ - 1)) : n + n_ - 2
+                h = tq(df) * sqrt(a + b)
+                return sprintf("%+.2f (%+.2f – %+.2f) %s", d, d - h, d + h, c) }
             BEGIN {
                 if (!load(cell)) exit
                 n = n_; m = m_; v = v_; vs = vs_; n0 = c0; mc = med(cp, n); mt = mt_; mcd = mcd_
@@ -348,15 +376,12 @@ for lab in $labels; do
                 split(cell, cf, "@"); peer = ""
                 if (cf[1] == "pgoprof-fp") peer = "perf-g@" cf[2]
                 if (cf[1] == "pgoprof-dwarf") { peer = "perf-dwarf@" cf[2]; if (!load(peer)) peer = "perf-g@" cf[2] }
-                vp = "-"
-                if (peer != "" && load(peer)) {
-                    d = m - m_; a = v / n; b = v_ / n_
-                    if (n > 1 && n_ > 1) {
-                        df = (a + b) > 0 ? (a + b) ^ 2 / (a * a / (n - 1) + b * b / (n_ - 1)) : n + n_ - 2
-                        h = tq(df) * sqrt(a + b); vp = sprintf("%+.2f (%+.2f – %+.2f) %s", d, d - h, d + h, peer)
-                    } else vp = sprintf("%+.2f %s", d, peer) }
-                printf "| %s | %s | %s | %d (%d/%d) | %.2f | %s | %.2f | %.2f, %.2f | %.2f | %s | %.1f | %s | %s |\n", cf[1], cf[1] == "none" ? "-" : cf[2], ehz,
-                       n, n0, n - n0, m, ci, sqrt(v), mt, mcd, sqrt(vs), vp, mc, bns, bpct }'
+                if (cf[1] ~ /^(floor|floor-cpu|perf-ip)$/) peer = "perf-g@" cf[2]
+                vp = peer != "" ? welch(peer) : "-"
+                # pgoprof-record opens per-CPU events: its floor is floor-cpu.
+                vf = cf[1] ~ /^pgoprof-/ ? welch("floor-cpu@" cf[2]) : cf[1] !~ /^(none|floor)$/ ? welch("floor@" cf[2]) : "-"
+                printf "| %s | %s | %s | %d (%d/%d) | %.2f | %s | %.2f | %.2f, %.2f | %.2f | %s | %s | %.1f | %s | %s |\n", cf[1], cf[1] == "none" ? "-" : cf[2], ehz,
+                       n, n0, n - n0, m, ci, sqrt(v), mt, mcd, sqrt(vs), vp, vf, mc, bns, bpct }'
     done
 done
 echo
@@ -365,7 +390,9 @@ echo "Raw results: bench/work/steady/paired.txt (label cell round vCPU layout ov
 
 # The mode's table between its markers in OUT, the rest of OUT kept.
 emit() { # MODE
-    local b="<!-- collector-steady.sh $1: generated, edit the script -->" e="<!-- end collector-steady.sh $1 -->"
+    local k=$1
+    [ -z "$TONLY" ] || [ -z "$LSET" ] || k+=" $LABEL"
+    local b="<!-- collector-steady.sh $k: generated, edit the script -->" e="<!-- end collector-steady.sh $k -->"
     { echo "$b"; "$1"_table; echo "$e"; } >"$W/table.md"
     if [ "$OUT" = - ]; then cat "$W/table.md"; return; fi
     if [ -f "$OUT" ] && grep -qF "$b" "$OUT"; then
