@@ -250,8 +250,10 @@ static __always_inline __u32 target_pid(void)
 
 	if (pid == 0 || pid == self_pid)	/* idle task, or us */
 		return 0;
-	if (filter_pid && !is_target(pid))
+	if (filter_pid && !is_target(pid)) {
+		stat_inc(STAT_OTHER_TASKS);
 		return 0;
+	}
 	note_first();
 	return pid;
 }

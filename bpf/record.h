@@ -36,6 +36,9 @@ enum record_stat {
 				 * hold sp: the kernel's vm_area_struct does
 				 * not start with vm_start, vm_end (the copy
 				 * is made page by page) */
+	STAT_OTHER_TASKS,	/* a sample of a task that is not a target,
+				 * dropped: none since the events go on the
+				 * targets' threads (with -a, all are targets) */
 	STAT_FIRST_NS,		/* not a sum: bpf_ktime_get_ns() of the CPU's
 				 * first sample of a target, 0 if none */
 	STAT_MAX,

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -524,8 +525,14 @@ struct collector {
 	int amd;
 	struct record_bpf *skel;
 	int *cpus, ncpus;
-	int *event_fds;
-	struct bpf_link **links;
+	/* The sampling events: one per CPU with -a, else one per thread
+	 * of the targets, inherited by what they start. */
+	struct sampling_event {
+		int fd;
+		struct bpf_link *link;
+	} *ev;
+	size_t nev, cap_ev;
+	size_t nthreads;	/* threads the events went on; 0 with -a */
 	struct sideband sb;
 	char why[512];		/* the mode taken and why (choose_mode) */
 	int use_cg;		/* stack records unwound in user space */
@@ -996,45 +1003,116 @@ static int limit_rate(struct collector *c)
 	return 0;
 }
 
-static int open_sampling(struct collector *c)
+/* One sampling event with the BPF program: on CPU cpu (tid -1), or on
+ * thread tid wherever it runs (cpu -1) and, inherited, on the tasks it
+ * starts.  0; 1 when the thread has ended meanwhile (nothing to sample);
+ * -1 after the message. */
+static int open_event(struct collector *c, struct bpf_program *prog,
+		      const struct perf_event_attr *a, pid_t tid, int cpu)
 {
-	struct bpf_program *prog = sampling_prog(c);
-	struct perf_event_attr a;
+	struct sampling_event *e;
+	int fd = (int)syscall(SYS_perf_event_open, a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	char where[32];
 
-	sampling_attr(c, &a);
-	c->event_fds = xcalloc(c->ncpus, sizeof(int));
-	c->links = xcalloc(c->ncpus, sizeof(*c->links));
-	for (int i = 0; i < c->ncpus; i++) {
-		int fd = (int)syscall(SYS_perf_event_open, &a, -1, c->cpus[i],
-				      -1, PERF_FLAG_FD_CLOEXEC);
+	if (tid >= 0)
+		snprintf(where, sizeof(where), "thread %d", (int)tid);
+	else
+		snprintf(where, sizeof(where), "cpu %d", cpu);
+	if (fd < 0 && tid >= 0 && errno == ESRCH)
+		return 1;
+	if (fd < 0)
+		return err("perf_event_open(%s, %s): %s%s",
+			   c->mode == MODE_LBR ? "branch records" : "cpu-clock", where,
+			   strerror(errno),
+			   errno == EACCES || errno == EPERM ?
+			   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" :
+			   errno == EMFILE ? " (more threads than open files allowed: raise ulimit -n)" : "");
+	grow(&c->ev, &c->cap_ev, c->nev + 1, sizeof(*c->ev));
+	e = &c->ev[c->nev++];
+	e->fd = fd;
+	e->link = bpf_program__attach_perf_event(prog, fd);
+	if (!e->link)
+		return err("cannot attach the BPF program to %s: %s", where, strerror(errno));
+	return 0;
+}
 
-		c->event_fds[i] = fd;
-		if (fd < 0)
-			return err("perf_event_open(%s, cpu %d): %s%s",
-				   c->mode == MODE_LBR ? "branch records" : "cpu-clock",
-				   c->cpus[i], strerror(errno),
-				   errno == EACCES || errno == EPERM ?
-				   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" : "");
-		c->links[i] = bpf_program__attach_perf_event(prog, fd);
-		if (!c->links[i])
-			return err("cannot attach the BPF program to cpu %d: %s",
-				   c->cpus[i], strerror(errno));
+/* An event a thread takes a file descriptor: the soft limit (often
+ * 1024) up to the hard one, for targets with many threads. */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+/* Events on every thread of process pid: listed again until no new one
+ * shows up (a thread started between the listing and its event is seen
+ * the next time; one started by a thread with an event inherits it). */
+static int open_threads(struct collector *c, struct bpf_program *prog,
+			const struct perf_event_attr *a, pid_t pid,
+			pid_t **tids, size_t *n, size_t *cap)
+{
+	for (int pass = 0; pass < 8; pass++) {
+		size_t from = *n;
+
+		if (!target_threads(pid, tids, n, cap))
+			return 0;
+		for (size_t i = from; i < *n; i++) {
+			int r = open_event(c, prog, a, (*tids)[i], -1);
+
+			if (r < 0)
+				return -1;
+			c->nthreads += r == 0;
+		}
 	}
 	return 0;
 }
 
+/* With -a, an event on every CPU.  Else an event on every thread of the
+ * targets (the command, -p PID and its --children), inherited by the
+ * tasks they start: only the targets are interrupted.  Per-CPU events
+ * filtered in BPF interrupted every task of the machine at the rate
+ * (12-20 us each on a VM: 6-9% of every CPU at 4999 Hz;
+ * bench/results/collector-steady.md, "The interrupt floor"). */
+static int open_sampling(struct collector *c)
+{
+	struct bpf_program *prog = sampling_prog(c);
+	struct perf_event_attr a;
+	pid_t *tids = NULL, *pids = c->kids;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	sampling_attr(c, &a);
+	if (c->opt.all) {
+		for (int i = 0; i < c->ncpus && !r; i++)
+			r = open_event(c, prog, &a, -1, c->cpus[i]);
+		return r;
+	}
+	a.inherit = 1;
+	raise_nofile();
+	r = open_threads(c, prog, &a, c->child ? c->child : c->opt.pid, &tids, &n, &cap);
+	for (size_t i = 0; i < c->nkids && !r; i++)
+		r = open_threads(c, prog, &a, pids[i], &tids, &n, &cap);
+	free(tids);
+	if (!r && !c->nthreads)
+		return err("process %d ended before sampling could start",
+			   (int)(c->child ? c->child : c->opt.pid));
+	return r;
+}
+
 static void close_sampling(struct collector *c)
 {
-	for (int i = 0; i < c->ncpus && c->event_fds; i++) {
-		if (c->links && c->links[i])
-			bpf_link__destroy(c->links[i]);
-		if (c->event_fds[i] > 0)
-			close(c->event_fds[i]);
+	for (size_t i = 0; i < c->nev; i++) {
+		if (c->ev[i].link)
+			bpf_link__destroy(c->ev[i].link);
+		close(c->ev[i].fd);
 	}
-	free(c->links);
-	free(c->event_fds);
-	c->links = NULL;
-	c->event_fds = NULL;
+	free(c->ev);
+	c->ev = NULL;
+	c->nev = c->cap_ev = 0;
 }
 
 static void scan_existing(struct collector *c)
@@ -1225,6 +1303,7 @@ static void collect_stats(struct collector *c)
 	raw_add_counter(&c->prof, "lost.counts_map", sum[STAT_COUNTS_FULL]);
 	raw_add_counter(&c->prof, "lost.stack_hash", sum[STAT_STACK_HASH]);
 	raw_add_counter(&c->prof, "children.missed", sum[STAT_FORK_MISSED]);
+	raw_add_counter(&c->prof, "samples.other_tasks", sum[STAT_OTHER_TASKS]);
 	raw_add_unattributed(&c->prof, "kernel", sum[STAT_KERNEL]);
 	raw_add_unattributed(&c->prof, "no_user_stack", sum[STAT_NO_USER_STACK]);
 	raw_add_counter(&c->prof, "sideband.lost", c->sb.lost);
@@ -1649,12 +1728,22 @@ int main(int argc, char **argv)
 		go = -1;
 		phase(&c, "command started");
 	}
-	if (!c.opt.quiet && c.opt.period)
-		fprintf(stderr, "%s: recording a sample every %llu events on %d CPUs%s\n",
-			progname, c.opt.period, c.ncpus, stop_hint(&c.opt));
-	else if (!c.opt.quiet)
-		fprintf(stderr, "%s: recording at %lu Hz on %d CPUs%s\n",
-			progname, c.opt.freq, c.ncpus, stop_hint(&c.opt));
+	if (!c.opt.quiet) {
+		char rate[64], on[64];
+
+		if (c.opt.period)
+			snprintf(rate, sizeof(rate), "a sample every %llu events", c.opt.period);
+		else
+			snprintf(rate, sizeof(rate), "at %lu Hz", c.opt.freq);
+		if (c.opt.all)
+			snprintf(on, sizeof(on), "%d CPUs", c.ncpus);
+		else
+			snprintf(on, sizeof(on), "%zu thread%s and what %s start%s", c.nthreads,
+				 c.nthreads == 1 ? "" : "s", c.nthreads == 1 ? "it" : "they",
+				 c.nthreads == 1 ? "s" : "");
+		fprintf(stderr, "%s: recording %s on %s%s\n", progname, rate, on,
+			stop_hint(&c.opt));
+	}
 	if (!c.opt.quiet && c.use_cg)
 		fprintf(stderr, "%s: call graph %s: %u bytes of user stack per sample, unwound here (libdw)%s\n",
 			progname, c.opt.call_graph == CG_AUTO ? "auto" : "dwarf",

@@ -84,3 +84,34 @@ size_t target_descendants(pid_t pid, pid_t **out)
 		add_children((*out)[i], out, &n, &cap);
 	return n;
 }
+
+static int listed(const pid_t *v, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == tid)
+			return 1;
+	return 0;
+}
+
+size_t target_threads(pid_t pid, pid_t **out, size_t *n, size_t *cap)
+{
+	char path[64];
+	struct dirent *e;
+	size_t added = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid <= 0 || listed(*out, *n, tid))
+			continue;
+		grow(out, cap, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = tid;
+		added++;
+	}
+	closedir(d);
+	return added;
+}

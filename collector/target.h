@@ -19,4 +19,10 @@ int target_check(pid_t pid);
  * when the kernel does not list children. */
 size_t target_descendants(pid_t pid, pid_t **out);
 
+/* The threads of process pid that exist now (/proc/PID/task), appended
+ * to (*out)[*n..] unless already there (*out malloc'd and grown, *cap
+ * its room; the caller frees).  Returns how many it added: 0 when pid
+ * has ended or has no thread that is not listed yet. */
+size_t target_threads(pid_t pid, pid_t **out, size_t *n, size_t *cap);
+
 #endif
