@@ -44,6 +44,12 @@
 #   -l LABEL    results under this label (default "after"; e.g. "before"
 #               with -b pointing at the old binaries); with -t, the table
 #               of this label only, between markers of its own in OUT
+#   -C LABELS   comma-separated labels whose pgoprof runs had sampling
+#               events on every CPU (builds up to c764e47): their floor
+#               is floor-cpu, and their paired figure leaves it out
+#               (default: floor,after, the runs of 2026-11-24 and -27);
+#               since 44d2371 the events are on the target's threads, as
+#               perf's: run new builds under a new label (e.g. -l thread)
 #   -b BINDIR   where pgoprof and pgoprof-record are (default: the tree's)
 #   -s SECONDS  the workload's run (default 60); -A ATTACH: the window in
 #               its middle (default 30)
@@ -70,12 +76,13 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd) REPO=$(cd "$HERE/.." && pwd)
-CONFIGS= ROUNDS=1 LABEL=after LSET= BIN=$REPO TONLY= SECS=60 ATT=30 MODE=paired LAYOUT=same
+CONFIGS= ROUNDS=1 LABEL=after LSET= PCPU=floor,after BIN=$REPO TONLY= SECS=60 ATT=30 MODE=paired LAYOUT=same
 OUT=$REPO/bench/results/collector-steady.md
 usage() { sed -n '3,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; }
-while getopts m:c:r:l:b:s:A:L:to:h o; do
+while getopts m:c:r:l:C:b:s:A:L:to:h o; do
     case $o in
         m) MODE=$OPTARG ;; c) CONFIGS=$OPTARG ;; r) ROUNDS=$OPTARG ;; l) LABEL=$OPTARG LSET=1 ;;
+        C) PCPU=$OPTARG ;;
         b) BIN=$(cd "$OPTARG" && pwd) ;; s) SECS=$OPTARG ;; A) ATT=$OPTARG ;;
         L) LAYOUT=$OPTARG ;; t) TONLY=1 ;; o) OUT=$OPTARG ;;
         h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
@@ -328,7 +335,7 @@ paired_table() {
 local labels lab
 labels=$(awk '{ print $1 }' "$P" | awk '!s[$0]++')
 [ -z "$TONLY" ] || [ -z "$LSET" ] || labels=$LABEL
-echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *T alone, C alone*: the mean over the same runs of 1 - window / unattached throughput of each copy by itself (T alone is what single mode measures; C alone should be noise only: where it is not, the sampling of T slows C too); *single SD*: the SD of T alone over the runs, the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf; perf-g for perf-ip, floor, floor-cpu), with a Welch 95% interval.  *floor*: bench/timerfloor, the cpu-clock event at the rate on T's threads (as perf -p opens it) with no ring buffer and no BPF program, the sampling interrupt alone; *floor-cpu*: the same on every CPU (as pgoprof-record opens it), which interrupts C as much as T.  *vs floor*: mean minus floor's mean at the same rate (floor-cpu's for pgoprof), Welch 95%: the collector's cost above the interrupt.  pgoprof-record's events are per CPU too, so its paired figure leaves the interrupt out (as floor-cpu's does) and its *vs perf* compares its work above the interrupt with perf's whole cost (see \"The interrupt floor\").  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
+echo "Paired: two copies of \`bench/steady.c\` (${SECS} s) on one vCPU (layout *same*: \`taskset -c N\` both; the collector with \`taskset\` on the other vCPU; N alternates from run to run of a cell), the collector attached to one copy (*T*) for the middle ${ATT} s, the other (*C*) the control.  Throughput of a stretch = its iterations / its CPU seconds (the copy's own, summed over the stretch).  *Overhead* of a run = 1 - (T/C over the window) / (T/C over the unattached seconds), the window and the unattached seconds as in single mode (first 2 s and last 1 s of the window, the first 3 s of the run and the second after the collector exits left out).  *mean*: over the runs; *95% interval*: mean ± t(0.975, runs-1) x SD / sqrt(runs), a t-interval over the per-run figures; *SD*: of the per-run figures; *T alone, C alone*: the mean over the same runs of 1 - window / unattached throughput of each copy by itself (T alone is what single mode measures; C alone should be noise only: where it is not, the sampling of T slows C too); *single SD*: the SD of T alone over the runs, the noise the control takes out.  *vs perf*: mean minus perf's mean at the same rate (perf-g for pgoprof-fp, perf-dwarf or else perf-g for pgoprof-dwarf; perf-g for perf-ip, floor, floor-cpu), with a Welch 95% interval.  *floor*: bench/timerfloor, the cpu-clock event at the rate on T's threads (as perf -p opens it) with no ring buffer and no BPF program, the sampling interrupt alone; *floor-cpu*: the same on every CPU (as pgoprof-record opens it), which interrupts C as much as T.  *vs floor*: mean minus floor's mean at the same rate, Welch 95%: the collector's cost above the interrupt.  pgoprof-record builds up to c764e47 opened per-CPU events (labels -C: ${PCPU}): for them floor-cpu's mean, since their paired figure leaves the interrupt out (as floor-cpu's does), and their *vs perf* compares their work above the interrupt with perf's whole cost (see \"The interrupt floor\"); later builds open per-thread events, as perf does.  Collector CPU, Hz run, BPF ns / sample and BPF % as in single mode.  $(nproc) vCPUs, no PMU (cpu-clock), shared with other jobs; $(date -u +%F)."
 for lab in $labels; do
     echo
     echo "#### paired: $lab"
@@ -336,7 +343,7 @@ for lab in $labels; do
     echo "| collector | Hz asked | Hz run | runs (vCPU 0/1) | overhead % (mean) | 95% interval | SD per run | T alone, C alone % (mean) | single SD | vs perf, points (95%) | vs floor, points (95%) | collector CPU % of a CPU | BPF ns / sample | BPF % of the sampled CPU |"
     echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---|---|---:|---:|---:|"
     for cell in $(awk -v lab="$lab" '$1 == lab { print $2 }' "$P" | awk '!s[$0]++' | sort -t@ -k2,2n -k1,1); do
-        awk -v lab="$lab" -v cell="$cell" -v P="$P" '
+        awk -v lab="$lab" -v cell="$cell" -v P="$P" -v pcpu=",$PCPU," '
             function med(a, n,   i, j, t) {
                 for (i = 2; i <= n; i++) { t = a[i]; for (j = i; j > 1 && a[j-1] > t; j--) a[j] = a[j-1]; a[j] = t }
                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
@@ -378,8 +385,9 @@ for lab in $labels; do
                 if (cf[1] == "pgoprof-dwarf") { peer = "perf-dwarf@" cf[2]; if (!load(peer)) peer = "perf-g@" cf[2] }
                 if (cf[1] ~ /^(floor|floor-cpu|perf-ip)$/) peer = "perf-g@" cf[2]
                 vp = peer != "" ? welch(peer) : "-"
-                # pgoprof-record opens per-CPU events: its floor is floor-cpu.
-                vf = cf[1] ~ /^pgoprof-/ ? welch("floor-cpu@" cf[2]) : cf[1] !~ /^(none|floor)$/ ? welch("floor@" cf[2]) : "-"
+                # pgoprof builds up to c764e47 opened per-CPU events: their
+                # floor is floor-cpu (-C); later ones, per thread, floor.
+                vf = cf[1] ~ /^pgoprof-/ && index(pcpu, "," lab ",") ? welch("floor-cpu@" cf[2]) : cf[1] !~ /^(none|floor)$/ ? welch("floor@" cf[2]) : "-"
                 printf "| %s | %s | %s | %d (%d/%d) | %.2f | %s | %.2f | %.2f, %.2f | %.2f | %s | %s | %.1f | %s | %s |\n", cf[1], cf[1] == "none" ? "-" : cf[2], ehz,
                        n, n0, n - n0, m, ci, sqrt(v), mt, mcd, sqrt(vs), vp, vf, mc, bns, bpct }'
     done
