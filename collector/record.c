@@ -20,6 +20,7 @@
 #include "target.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
+#include "../raw/signal.h"
 #include "../version.h"
 
 #include <bpf/bpf.h>
@@ -59,6 +60,8 @@ enum call_graph { CG_AUTO, CG_FP, CG_DWARF };
 #define OPT_MEM_BUDGET 262
 #define OPT_FP_STACK_MAP 263
 #define OPT_VERSION 264
+#define OPT_PROBE 265
+#define OPT_EVENT 266
 /* What the memory that grows with the samples may take by default, and at
  * least (docs/man/pgoprof-record.1).  DWARF stacks: the ring buffer (twice,
  * as mapped), the unwind queue, the stack table.  fp stacks: the kernel's
@@ -90,6 +93,8 @@ struct options {
 	unsigned long freq;
 	unsigned long long period;	/* -c: events per sample, 0 = use freq */
 	enum record_mode mode;
+	int event;		/* --event: a rung 2 event, -1 = the best */
+	int probe;		/* --probe: say the mode auto takes, record nothing */
 	const char *output;
 	pid_t pid;		/* -p */
 	int all;		/* -a */
@@ -141,13 +146,23 @@ static void usage(FILE *f)
 "The default rate (999 Hz) is for production processes; pgo/pgo.mk's\n"
 "training runs use 9999 Hz (PGO_FREQ): they are short and only profiled.\n"
 "\n"
-"  -m, --mode MODE      auto (default: lbr if the CPU can, else stack),\n"
-"                       lbr (fail without branch records), or stack\n"
+"  -m, --mode MODE      auto (default: the best the machine has of lbr,\n"
+"                       exec and stack, one line per rung says why),\n"
+"                       lbr (branch records), exec (samples of\n"
+"                       instructions or the like: execution counts), or\n"
+"                       stack (cpu-clock); lbr and exec fail where the\n"
+"                       machine lacks them\n"
+"  --event NAME         mode exec with this event: instructions,\n"
+"                       instructions:p, :pp, :ppp, ibs_op or branches\n"
+"  --probe              record nothing: print the ladder's lines and, on\n"
+"                       standard output, the mode auto takes (lbr, exec\n"
+"                       or stack); exit 1 when refused for privileges\n"
 "  -F, --freq HZ        samples per second per CPU (default 999); above\n"
 "                       1000 lowered to what keeps sampling under\n"
 "                       kernel.perf_cpu_time_max_percent of a CPU\n"
 "  -c, --period N       a sample every N events instead (cycles; AMD BRS:\n"
-"                       retired taken branches, which needs it; stack\n"
+"                       retired taken branches, which needs it; exec: the\n"
+"                       event's, default a prime near 2e9 / HZ; stack\n"
 "                       mode: nanoseconds of cpu-clock, at least 10000)\n"
 "  --call-graph MODE    how stack mode walks user stacks: auto (default:\n"
 "                       the leaf by its CFI, then frame pointers in files\n"
@@ -273,13 +288,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "strip-paths", no_argument, NULL, OPT_STRIP_PATHS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "probe", no_argument, NULL, OPT_PROBE },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ 0 },
 	};
 	char *end;
 	int c;
 
 	*o = (struct options){ .freq = 999, .output = "pgoprof.raw",
-			       .mode = MODE_AUTO, .call_graph = CG_AUTO,
+			       .mode = MODE_AUTO, .event = -1, .call_graph = CG_AUTO,
 			       .stack_size = STACK_SIZE_DEFAULT,
 			       .mem_budget = MEM_BUDGET_DEFAULT };
 	while ((c = getopt_long(argc, argv, "+F:c:m:o:p:ad:qvh", longopts, NULL)) != -1) {
@@ -291,7 +308,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'm':
 			if (mode_by_name(optarg) < 0)
-				die(2, "--mode %s: give auto, lbr or stack", optarg);
+				die(2, "--mode %s: give auto, lbr, exec or stack", optarg);
 			o->mode = (enum record_mode)mode_by_name(optarg);
 			break;
 		case 'F':
@@ -325,6 +342,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
+			break;
+		case OPT_PROBE:
+			o->probe = 1;
+			break;
+		case OPT_EVENT:
+			o->event = ladder_event_by_name(optarg);
+			if (o->event < 0)
+				die(2, "--event %s: give instructions, instructions:p, instructions:pp, instructions:ppp, ibs_op or branches", optarg);
 			break;
 		case OPT_ONLY:
 			add_only(o, optarg);
@@ -376,6 +401,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		o->command = argv + optind;
+	if (o->event >= 0 && o->mode != MODE_AUTO && o->mode != MODE_EXEC)
+		die(2, "--event applies to mode exec, not --mode %s", o->mode == MODE_LBR ? "lbr" : "stack");
+	if (o->event >= 0)
+		o->mode = MODE_EXEC;
+	if (o->probe && (o->command || o->pid || o->all))
+		die(2, "--probe records nothing: give no COMMAND, -p or -a");
+	if (o->probe)
+		return;
 	if (!!o->command + !!o->pid + o->all != 1) {
 		usage(stderr);
 		die(2, "give exactly one of: a COMMAND after --, -p PID, or -a");
@@ -521,8 +554,10 @@ static pid_t spawn_stopped(char **argv, int *go)
 struct collector {
 	struct options opt;
 	struct invoker inv;
-	int mode;		/* MODE_LBR or MODE_STACK, after the probe */
-	int amd;
+	int mode;		/* MODE_LBR, MODE_EXEC or MODE_STACK, after the probe */
+	enum ladder_event event;	/* the event sampled (probe.h) */
+	struct ladder_probe probe;
+	unsigned long freq_asked;	/* -F before limit_rate lowered it */
 	struct record_bpf *skel;
 	int *cpus, ncpus;
 	/* The sampling events: one per CPU with -a, else one per thread
@@ -534,7 +569,7 @@ struct collector {
 	size_t nev, cap_ev;
 	size_t nthreads;	/* threads the events went on; 0 with -a */
 	struct sideband sb;
-	char why[512];		/* the mode taken and why (choose_mode) */
+	struct ladder_report why;	/* the rungs, the mode taken and why */
 	int use_cg;		/* stack records unwound in user space */
 	int legacy_fp;		/* fp stacks by the kernel's stack map (< 6.1) */
 	struct ring_buffer *fp_rb;	/* fp stacks: new stacks' frames */
@@ -624,20 +659,47 @@ static void find_kids(struct collector *c)
 	c->nkids = kept;
 }
 
+/* One line per rung considered (docs/man/pgoprof-record.1). */
+static void say_rungs(const struct collector *c)
+{
+	for (int i = 0; i < 3; i++)
+		if (c->why.rung[i][0])
+			fprintf(stderr, "%s: %s\n", progname, c->why.rung[i]);
+}
+
 /* The mode taken and why (c->why, said once the output is known to be
- * writable: a bad -o is then the only line); an error when --mode lbr
- * cannot be honoured. */
+ * writable: a bad -o is then the only line); an error, with the rungs
+ * unless -q, when --mode lbr or exec cannot be honoured or the probes
+ * were refused for privileges. */
 static int choose_mode(struct collector *c)
 {
-	int e = 0;
-
-	c->amd = cpu_is_amd();
-	if (c->opt.mode != MODE_STACK)
-		e = probe_lbr(c->cpus[0], c->opt.freq, c->opt.period, c->amd);
-	c->mode = decide_mode(c->opt.mode, e, c->why, sizeof(c->why));
-	if (c->mode < 0)
-		return err("%s", c->why);
+	ladder_probe_run(&c->probe, c->opt.mode, c->opt.event, c->cpus[0],
+			 c->opt.freq, c->opt.period);
+	c->mode = ladder_decide(c->opt.mode, c->opt.event, &c->probe, &c->event, &c->why);
+	if (c->mode < 0) {
+		if (!c->opt.quiet)
+			say_rungs(c);
+		return err("%s", c->why.why);
+	}
 	return 0;
+}
+
+/* --probe: the rungs on stderr, the mode auto takes on stdout, one word
+ * (pgo/pgo.mk reads it). */
+static int probe_only(struct collector *c)
+{
+	static const char *const word[] = {
+		[MODE_LBR] = "lbr", [MODE_EXEC] = "exec", [MODE_STACK] = "stack",
+	};
+
+	if (choose_mode(c))
+		return 1;
+	if (!c->opt.quiet) {
+		say_rungs(c);
+		fprintf(stderr, "%s: %s\n", progname, c->why.why);
+	}
+	printf("%s\n", word[c->mode]);
+	return fflush(stdout) ? 1 : 0;
 }
 
 static int want_pid(uint32_t pid, void *arg)
@@ -918,20 +980,7 @@ static int add_target(struct collector *c, pid_t pid)
 
 static void sampling_attr(const struct collector *c, struct perf_event_attr *a)
 {
-	if (c->mode == MODE_LBR) {
-		lbr_attr(a, c->opt.freq, c->opt.period, c->amd);
-		return;
-	}
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_SOFTWARE;
-	a->size = sizeof(*a);
-	a->config = PERF_COUNT_SW_CPU_CLOCK;
-	if (c->opt.period) {
-		a->sample_period = c->opt.period;
-	} else {
-		a->freq = 1;
-		a->sample_freq = c->opt.freq;
-	}
+	ladder_attr(a, c->event, &c->probe, c->opt.freq, c->opt.period);
 }
 
 static unsigned long stack_rate(const struct collector *c)
@@ -992,10 +1041,12 @@ static int limit_rate(struct collector *c)
 	}
 	if (hz == asked)
 		return 0;
-	if (c->opt.period)
+	if (c->opt.period) {
 		c->opt.period = 1000000000ull / hz;
-	else
+	} else {
+		c->freq_asked = asked;
 		c->opt.freq = hz;
+	}
 	if (!c->opt.quiet)
 		fprintf(stderr, "%s: sampling at %lu Hz would take about %.0f%% of each CPU here; lowered to %lu Hz (kernel.perf_cpu_time_max_percent = %u%s)\n",
 			progname, asked, 100.0 * first, hz, kpct,
@@ -1022,7 +1073,7 @@ static int open_event(struct collector *c, struct bpf_program *prog,
 		return 1;
 	if (fd < 0)
 		return err("perf_event_open(%s, %s): %s%s",
-			   c->mode == MODE_LBR ? "branch records" : "cpu-clock", where,
+			   c->mode == MODE_LBR ? "branch records" : ladder_event_name(c->event), where,
 			   strerror(errno),
 			   errno == EACCES || errno == EPERM ?
 			   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" :
@@ -1433,9 +1484,10 @@ static void set_meta(struct collector *c)
 	raw_set_meta(p, "host", u.nodename);
 	snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
 	raw_set_meta(p, "kernel", buf);
-	raw_set_meta(p, "event", c->mode != MODE_LBR ? "cpu-clock" :
-				 c->amd ? "ex_ret_brn_tkn" : "cycles");
+	raw_set_meta(p, "event", ladder_event_name(c->event));
 	raw_set_meta(p, "mode", c->mode == MODE_LBR ? "lbr" : "stack-fp");
+	raw_set_meta(p, "signal", signal_name(c->mode == MODE_LBR ? SIGNAL_BRANCH :
+					      c->mode == MODE_EXEC ? SIGNAL_EXEC : SIGNAL_TIME));
 	if (c->use_cg) {
 		snprintf(buf, sizeof(buf), "%s,%u",
 			 c->opt.call_graph == CG_AUTO ? "auto" : "dwarf",
@@ -1444,7 +1496,7 @@ static void set_meta(struct collector *c)
 	} else {
 		raw_set_meta(p, "call_graph", "fp");
 	}
-	if (c->opt.period || (c->mode == MODE_LBR && c->amd)) {
+	if (c->opt.period || c->event == LEV_AMD_BRS || c->mode == MODE_EXEC) {
 		struct perf_event_attr a;
 
 		sampling_attr(c, &a);
@@ -1453,6 +1505,10 @@ static void set_meta(struct collector *c)
 	} else {
 		snprintf(buf, sizeof(buf), "%lu", c->opt.freq);
 		raw_set_meta(p, "sample_freq", buf);
+		if (c->freq_asked) {	/* limit_rate lowered it */
+			snprintf(buf, sizeof(buf), "%lu", c->freq_asked);
+			raw_set_meta(p, "sample_freq_requested", buf);
+		}
 	}
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	raw_set_meta(p, "start_time", buf);
@@ -1636,6 +1692,12 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &c.tstart);
 	c.pidfd = -1;
 	parse_options(argc, argv, &c.opt);
+	if (c.opt.probe) {
+		c.ncpus = online_cpus(&c.cpus);
+		rc = probe_only(&c);
+		free(c.cpus);
+		return rc;
+	}
 	if (c.opt.verbose)
 		verbose_start(&c);
 	find_invoker(&c.inv);
@@ -1657,12 +1719,17 @@ int main(int argc, char **argv)
 		outwriter_abort(&c.out);
 		return 1;
 	}
-	c.use_cg = c.mode == MODE_STACK && c.opt.call_graph != CG_FP;
-	phase(&c, "mode chosen (branch-record probe)");
+	c.use_cg = c.mode != MODE_LBR && c.opt.call_graph != CG_FP;
+	phase(&c, "mode chosen (the ladder's probes)");
 	if (c.mode == MODE_STACK && c.opt.period && c.opt.period < CPU_CLOCK_MIN_NS) {
 		outwriter_abort(&c.out);
 		die(2, "-c %llu: in stack mode the period is nanoseconds of cpu-clock, at least %d (the kernel's timer fires at most every 10 us)",
 		    c.opt.period, CPU_CLOCK_MIN_NS);
+	}
+	if (c.event == LEV_IBS_OP && c.opt.period % 16) {
+		outwriter_abort(&c.out);
+		die(2, "-c %llu: ibs_op's period is a multiple of 16 (IBS ignores the low 4 bits of its count)",
+		    c.opt.period);
 	}
 	if (c.opt.command)
 		c.child = spawn_stopped(c.opt.command, &go);
@@ -1672,8 +1739,10 @@ int main(int argc, char **argv)
 	if (strcmp(c.opt.output, "-") && outwriter_ready(&c.out))
 		goto fail;
 	phase(&c, "output checked");
-	if (!c.opt.quiet)
-		fprintf(stderr, "%s: %s\n", progname, c.why);
+	if (!c.opt.quiet) {
+		say_rungs(&c);
+		fprintf(stderr, "%s: %s\n", progname, c.why.why);
+	}
 	/* The loop wakes when the target ends, not at its next round. */
 	if (c.child || c.opt.pid)
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.child ? c.child : c.opt.pid, 0);

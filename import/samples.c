@@ -5,6 +5,7 @@
 #include "samples.h"
 #include "../proc/buildid.h"
 #include "../lib/util.h"
+#include "../raw/signal.h"
 #include "../version.h"
 
 #include <fcntl.h>
@@ -438,6 +439,11 @@ void samples_meta(struct raw_profile *p, const struct samples_info *info,
 			n = sizeof(buf) - 1;
 		lbr |= e->lbr;
 	}
+	/* What the counts measure (raw/signal.h), from the events' names. */
+	enum raw_signal sig = lbr ? SIGNAL_BRANCH : first ? signal_of_event(buf) : SIGNAL_UNKNOWN;
+
+	if (sig != SIGNAL_UNKNOWN)
+		raw_set_meta(p, "signal", signal_name(sig));
 	if (first) {
 		raw_set_meta(p, "event", buf);
 		if (first->period_known) {

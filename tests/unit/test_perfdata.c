@@ -883,6 +883,7 @@ static void test_branch_stacks(void)
 		CHECK(raw_get_counter(&p, "ranges.unattributed") == 2);
 		CHECK(!strcmp(meta(&p, "mode"), "import-lbr"));
 		CHECK(!strcmp(meta(&p, "event"), "cycles"));
+		CHECK(!strcmp(meta(&p, "signal"), "branch-records"));
 		CHECK(!strcmp(meta(&p, "sample_period"), "999"));
 		CHECK(invariant_holds(&p));
 		raw_free(&p);
@@ -996,6 +997,7 @@ static void test_two_events(void)
 	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 2);
 	CHECK(raw_get_counter(&p, "import.other_event_samples") == 1);
 	CHECK(!strcmp(meta(&p, "event"), "instructions"));
+	CHECK(!strcmp(meta(&p, "signal"), "executions"));
 	raw_free(&p);
 
 	opt.event = "no-such-event";

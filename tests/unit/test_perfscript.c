@@ -194,6 +194,7 @@ static void test_call_chains(void)
 		CHECK(!strcmp(meta(&p, "source"), "t.txt"));
 		CHECK(!strcmp(meta(&p, "mode"), "import-stack"));
 		CHECK(!strcmp(meta(&p, "event"), "cpu-clock"));
+		CHECK(!strcmp(meta(&p, "signal"), "time"));
 		CHECK(!strcmp(meta(&p, "host"), "(none)"));
 		raw_free(&p);
 		/* --header: what perf.data's header gives */
@@ -357,6 +358,7 @@ static void test_branch_stacks(void)
 		CHECK(import_text(&p, t, NULL) == 0);
 		CHECK(same_tables(&p, want));
 		CHECK(!strcmp(meta(&p, "mode"), "import-lbr"));
+		CHECK(!strcmp(meta(&p, "signal"), "branch-records"));
 		raw_free(&p);
 		free(t);
 	}
@@ -414,6 +416,7 @@ static void test_events(void)
 	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 2 &&
 	      raw_get_counter(&p, "import.other_event_samples") == 1);
 	CHECK(!strcmp(meta(&p, "event"), "instructions:u"));
+	CHECK(!strcmp(meta(&p, "signal"), "executions"));
 	raw_free(&p);
 	CHECK(import_text(&p, text, &none) == -1);
 	CHECK(!strcmp(errbuf, "test_perfscript: t.txt: no sample of an event named 'branches'; "
