@@ -1484,7 +1484,9 @@ static void set_meta(struct collector *c)
 	raw_set_meta(p, "host", u.nodename);
 	snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
 	raw_set_meta(p, "kernel", buf);
-	raw_set_meta(p, "event", ladder_event_name(c->event));
+	/* IBS by perf's full name: without cnt_ctl=1 ibs_op counts cycles. */
+	raw_set_meta(p, "event", c->event == LEV_IBS_OP ? "ibs_op/cnt_ctl=1/"
+						       : ladder_event_name(c->event));
 	raw_set_meta(p, "mode", c->mode == MODE_LBR ? "lbr" : "stack-fp");
 	raw_set_meta(p, "signal", signal_name(c->mode == MODE_LBR ? SIGNAL_BRANCH :
 					      c->mode == MODE_EXEC ? SIGNAL_EXEC : SIGNAL_TIME));

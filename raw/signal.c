@@ -31,7 +31,7 @@ enum raw_signal signal_by_name(const char *name)
 static const char *const exec_events[] = {
 	"instructions", "branches", "branch-instructions", "inst_retired.any",
 	"inst_retired.any_p", "inst_retired", "ex_ret_instr", "ex_ret_ops",
-	"ex_ret_brn", "br_inst_retired.all_branches", "ibs_op", "inst_retired.prec_dist",
+	"ex_ret_brn", "br_inst_retired.all_branches", "inst_retired.prec_dist",
 };
 static const char *const time_events[] = {
 	"cpu-clock", "task-clock", "cycles", "cpu-cycles", "ref-cycles",
@@ -56,6 +56,12 @@ enum raw_signal signal_of_event(const char *event)
 	    !strncmp(event, "cpu_atom/", 9))
 		event = strchr(event, '/') + 1;
 	size_t len = strcspn(event, ":/,");
+	/* IBS op samples count dispatched ops with cnt_ctl=1, cycles
+	 * without (perf-amd-ibs(1)); the first event of a list only. */
+	if (len == 6 && !strncmp(event, "ibs_op", 6)) {
+		const char *cc = strstr(event, "cnt_ctl=1");
+		return cc && cc < event + strcspn(event, ",") ? SIGNAL_EXEC : SIGNAL_TIME;
+	}
 	if (in(event, len, exec_events, sizeof(exec_events) / sizeof(exec_events[0])))
 		return SIGNAL_EXEC;
 	if (in(event, len, time_events, sizeof(time_events) / sizeof(time_events[0])))

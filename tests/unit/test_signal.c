@@ -19,10 +19,11 @@ static void test_names(void)
 static void test_events(void)
 {
 	const char *exec[] = { "instructions", "instructions:u", "instructions:ppp",
-			       "cpu/instructions/pp", "ibs_op", "ibs_op/cnt_ctl=1/",
+			       "cpu/instructions/pp", "ibs_op/cnt_ctl=1/", "ibs_op/cnt_ctl=1,l3missonly=0/",
 			       "branches:u", "inst_retired.any", "instructions:u,cycles:u" };
 	const char *time[] = { "cpu-clock", "cpu-clock:ppp", "task-clock", "cycles",
-			       "cycles:u", "cpu/cycles/", "ref-cycles" };
+			       "cycles:u", "cpu/cycles/", "ref-cycles", "ibs_op", "ibs_op//",
+			       "ibs_op/cnt_ctl=0/", "ibs_op//,instructions:u,x/cnt_ctl=1/" };
 	const char *unknown[] = { "r00c0", "", "instruction", "cyclesx", "sched:sched_switch" };
 
 	for (size_t i = 0; i < sizeof(exec) / sizeof(exec[0]); i++)
