@@ -2,6 +2,7 @@
 #include "escape.h"
 #include "util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 size_t utf8_len(const unsigned char *s)
@@ -99,14 +100,24 @@ char *esc_strdup(const char *s, unsigned flags)
 	return out;
 }
 
+void esc_cat(char *buf, size_t size, const char *sep, const char *s)
+{
+	char *e = esc_strdup(s, 0);
+	size_t n = strlen(buf);
+
+	if (n < size)
+		snprintf(buf + n, size - n, "%s%s", sep, e);
+	free(e);
+}
+
 const char *esc_llvm_text_unfit(const char *name)
 {
 	const unsigned char *p = (const unsigned char *)name;
 
 	if (!*p)
 		return "empty";
-	if (strchr("#![", *p) || (*p >= '0' && *p <= '9'))
-		return "starts with '#', '!', '[' or a digit";
+	if (strchr("#![", *p))
+		return "starts with '#', '!' or '['";
 	for (; *p; p++)
 		if (*p <= 0x20 || *p == 0x7f)
 			return "has a space or a control character";

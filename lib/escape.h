@@ -29,6 +29,9 @@ void esc_fputs(const char *s, unsigned flags, FILE *f);
 /* s escaped as flags say, in a new string (xmalloc: exits when memory
  * runs out) the caller frees. */
 char *esc_strdup(const char *s, unsigned flags);
+/* Append sep and s escaped (no flags) to the string in buf, of size
+ * bytes, cut to fit: for a message that lists names. */
+void esc_cat(char *buf, size_t size, const char *sep, const char *s);
 /* 1 if escaping would change s, else 0. */
 int esc_needed(const char *s, unsigned flags);
 
@@ -38,18 +41,21 @@ int esc_needed(const char *s, unsigned flags);
  * s is NUL-terminated: a cut character is malformed. */
 size_t utf8_len(const unsigned char *s);
 
-/* Why name cannot be a function or call-target name of an LLVM text
- * sample profile, or NULL if it can: LLVM's reader
+/* Why name cannot be a function, inlinee or call-target name of an LLVM
+ * text sample profile, or NULL if it can: LLVM's reader
  * (SampleProfileReaderText::readImpl, ParseHead, ParseLine in
  * llvm/lib/ProfileData/SampleProfReader.cpp) has no escapes, splits lines
  * at '\n', takes a line starting with ' ' for a body line and one with '#'
- * for a comment, a name starting with '[' for a context, one starting with
- * a digit (as an inlinee) for a body count, and splits call targets at ' '.
- * So a name must be non-empty, of bytes 0x21 to 0x7e or from 0x80 up (no
- * control, no space), and not start with '#', '!' (pgoprof's own reader
- * skips such lines as metadata), '[' or a digit.  Linkage names (Itanium
- * and Rust mangling, GCC's ".cold" and LLVM's ".llvm.NNN" suffixes) always
- * can.  The reason is a static string. */
+ * for a comment, a function name starting with '[' for a context, and
+ * splits call targets at ' '.  So a name must be non-empty, of bytes 0x21
+ * to 0x7e or from 0x80 up (no control, no space), and not start with '#',
+ * '!' (pgoprof's own reader skips such lines as metadata) or '['.
+ * Linkage names (Itanium and Rust mangling, GCC's ".cold" and LLVM's
+ * ".llvm.NNN" suffixes) always can.  An inlinee starting with a digit
+ * (MD5 names are decimal) passes: ParseLine refuses the whole file
+ * then, but cannot be misled (no space, so the ':' makes the count no
+ * number), and llvm-profdata's own text writer writes it too.  The
+ * reason is a static string. */
 const char *esc_llvm_text_unfit(const char *name);
 
 #endif

@@ -74,11 +74,11 @@ static void test_llvm_text_names(void)
 	static const char *const fit[] = {
 		"main", "_ZN2ns4workEi", "_ZL3foov.llvm.12345", "foo.cold",
 		"_RNvCs1234_7mycrate4main", "std::vector<int>::at", "a:1",
-		"\xc3\xa9t\xc3\xa9", "x\\y",
+		"\xc3\xa9t\xc3\xa9", "x\\y", "15822663052811949562",
 	};
 	static const char *const unfit[] = {
 		"", " main", "a b", "zz:1:1\n 0: 1", "#x", "!x", "[main]",
-		"7up", "e\033[31m", "tab\t", "del\177",
+		"e\033[31m", "tab\t", "del\177",
 	};
 
 	for (size_t i = 0; i < sizeof(fit) / sizeof(*fit); i++)
