@@ -154,3 +154,21 @@ if [ -e forge.extbin ]; then
 		"no_ctl() { ! LC_ALL=C grep -q '$CTL' \"\$1\"; }; no_ctl showx.txt && no_ctl showx.err &&
 		 test \"\$(grep -c '^[^ ]' showx.txt)\" = 1 && grep -q '2 functions (6 samples)' showx.err"
 fi
+
+# ---- an object path with ESC and ';', without a build-ID ----
+P=$(printf '%s/x\033[31m;y' "$D")
+{
+	echo "t 100/100 10.000000: PERF_RECORD_COMM exec: t:100/100"
+	echo "t 100/100 10.000100: PERF_RECORD_MMAP2 100/100: [0x7f0000000000(0x1000) @ 0 08:01 1234 0]: r-xp $P"
+	printf 't 100/100 10.001000:     250000 cpu-clock: \n\t    7f0000000010 x (%s)\n\n' "$P"
+} >path.txt
+"$PGOPROF" import path.txt -o path.raw >pimp.out 2>pimp.err
+check "names: import's message escapes the path" sh -c \
+	"no_ctl() { ! LC_ALL=C grep -q '$CTL' \"\$1\"; }; no_ctl pimp.err && grep -Fq '$D/x\\x1b[31m;y' pimp.err"
+"$PGOPROF" report path.raw >prep.txt 2>&1
+"$PGOPROF" show path.raw >pshow.txt 2>&1
+"$PGOPROF" report --folded path.raw >pfold.txt 2>&1
+check "names: report, show, folded escape the path" sh -c \
+	"no_ctl() { ! LC_ALL=C grep -q '$CTL' \"\$1\"; }; no_ctl prep.txt && no_ctl pshow.txt && no_ctl pfold.txt &&
+	 grep -Fq '  [$D/x\\x1b[31m;y]' prep.txt && grep -Fq 'path $D/x\\x1b[31m;y samples' pshow.txt &&
+	 grep -Fqx '[$D/x\\x1b[31m\\x3by+0x10] 1' pfold.txt"
