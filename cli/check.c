@@ -7,6 +7,7 @@
 #include "../convert/formats.h"
 #include "../convert/binobj.h"
 #include "../convert/symbolize.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -98,9 +99,12 @@ static void report(struct fit *fits, size_t n, uint64_t total, uint64_t in_funcs
 
 		if (f >= 0.9 || !fits[i].total)
 			continue;
-		if (changed++ < 10)
-			printf("  changed: %s: %.0f%% of its %llu samples on lines that still have code\n",
-			       fits[i].name, 100 * f, (unsigned long long)fits[i].total);
+		if (changed++ >= 10)
+			continue;
+		fputs("  changed: ", stdout);
+		esc_fputs(fits[i].name, 0, stdout);
+		printf(": %.0f%% of its %llu samples on lines that still have code\n",
+		       100 * f, (unsigned long long)fits[i].total);
 	}
 	printf("line structure: %zu functions changed (under 90%% of their samples on lines with code)\n",
 	       changed);

@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "../convert/formats.h"
 #include "../convert/overlap.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 #include <getopt.h>
@@ -46,9 +47,12 @@ static void print_lines(const struct overlap *r, long n)
 		return;
 	printf("# the lines whose share of body counts differs most\n"
 	       "#  A share  B share  function@line.discriminator[:inlined@line...]\n");
-	for (size_t i = 0; i < r->nlines && i < (size_t)n; i++)
-		printf("  %6.2f%%  %6.2f%%  %s\n", 100 * r->lines[i].share_a,
-		       100 * r->lines[i].share_b, r->lines[i].where);
+	for (size_t i = 0; i < r->nlines && i < (size_t)n; i++) {
+		printf("  %6.2f%%  %6.2f%%  ", 100 * r->lines[i].share_a,
+		       100 * r->lines[i].share_b);
+		esc_fputs(r->lines[i].where, 0, stdout);
+		putchar('\n');
+	}
 }
 
 static void print(const struct overlap *r, long top)
@@ -68,8 +72,10 @@ static void print(const struct overlap *r, long top)
 
 		if (f->shape >= 0)
 			snprintf(shape, sizeof(shape), "%6.3f", f->shape);
-		printf("  %6.2f%%  %6.2f%%  %s  %s\n", 100 * f->share_a,
-		       100 * f->share_b, shape, f->name);
+		printf("  %6.2f%%  %6.2f%%  %s  ", 100 * f->share_a,
+		       100 * f->share_b, shape);
+		esc_fputs(f->name, 0, stdout);
+		putchar('\n');
 	}
 }
 

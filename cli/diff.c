@@ -4,6 +4,7 @@
  * pgoprof compare gives one number for how alike two compiler profiles
  * are; this tells where they differ, for raw profiles too. */
 #include "cmds.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "../report/diff.h"
 #include "../report/json.h"
@@ -45,10 +46,12 @@ static void text_rows(const char *what, const struct rep_diff_row *r,
 	printf("\n# %s whose share changed most (%zu of %zu)\n", what,
 	       shown(n, limit), n);
 	printf("#%8s %9s %9s  %s\n", "A", "B", "change", what[0] == 'f' ? "function" : "line");
-	for (size_t i = 0; i < shown(n, limit); i++)
-		printf(" %7.2f%% %8.2f%% %+8.2f%%  %s\n", 100 * r[i].share_a,
-		       100 * r[i].share_b, 100 * (r[i].share_b - r[i].share_a),
-		       r[i].key);
+	for (size_t i = 0; i < shown(n, limit); i++) {
+		printf(" %7.2f%% %8.2f%% %+8.2f%%  ", 100 * r[i].share_a,
+		       100 * r[i].share_b, 100 * (r[i].share_b - r[i].share_a));
+		esc_fputs(r[i].key, 0, stdout);
+		putchar('\n');
+	}
 }
 
 static void json_rows(const char *what, const struct rep_diff_row *r,

@@ -7,6 +7,7 @@
 #include "../import/perfdata.h"
 #include "../import/perfscript.h"
 #include "../import/pprof.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -155,8 +156,7 @@ static void report_by_path(const struct raw_profile *p)
 		if (p->objs[i].id_kind != RAW_ID_PATH)
 			continue;
 		if (n++ < 4)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s", n > 1 ? ", " : "", p->objs[i].path);
+			esc_cat(list, sizeof(list), n > 1 ? ", " : "", p->objs[i].path);
 	}
 	if (n)
 		fprintf(stderr, "%s: %zu object%s without a build-ID (%s%s): kept by the path recorded; "

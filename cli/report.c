@@ -6,6 +6,7 @@
  * callees.  The aggregation is report/; this file is options and
  * printing. */
 #include "cmds.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "../report/flame.h"
 #include "../report/folded.h"
@@ -93,14 +94,20 @@ static void header(FILE *out, const struct rep_input *in,
 	if (raw_get_counter(&in->prof.raw, CNT_LOST))
 		fprintf(out, "# %" PRIu64 " samples were lost while recording\n",
 			raw_get_counter(&in->prof.raw, CNT_LOST));
-	if (raw_unattributed(&in->prof.raw, why, sizeof(why)))
-		fprintf(out, "# samples outside the objects' code (%s): %s\n",
+	if (raw_unattributed(&in->prof.raw, why, sizeof(why))) {
+		fprintf(out, "# samples outside the objects' code (%s): ",
 			m->has_total ? "in the stacks as [kernel], [unknown]" :
-			"not in this report", why);
+			"not in this report");
+		esc_fputs(why, 0, out);
+		putc('\n', out);
+	}
 	n = rep_syms_unnamed(in->syms, &first);
-	if (n)
-		fprintf(out, "# %zu object%s without a binary (%s%s): code named [PATH]; give --binary\n",
-			n, n > 1 ? "s" : "", n > 1 ? "first " : "", first ? first : "?");
+	if (n) {
+		fprintf(out, "# %zu object%s without a binary (%s", n,
+			n > 1 ? "s" : "", n > 1 ? "first " : "");
+		esc_fputs(first ? first : "?", 0, out);
+		fprintf(out, "): code named [PATH]; give --binary\n");
+	}
 }
 
 /* " [inlined into a, b]" for a function that has inlined samples. */
@@ -118,8 +125,8 @@ static void inlined_into(FILE *out, const struct rep_model *m, size_t fn,
 			fputs(k++ ? ", " : "", out);
 			json_str(out, m->funcs[p->caller].name);
 		} else if (k++ < 3) {
-			fprintf(out, "%s%s", k > 1 ? ", " : "  [inlined into ",
-				m->funcs[p->caller].name);
+			fputs(k > 1 ? ", " : "  [inlined into ", out);
+			esc_fputs(m->funcs[p->caller].name, 0, out);
 		}
 	}
 	if (!json && k)
@@ -157,7 +164,8 @@ static void text_funcs(FILE *out, const struct rep_model *m,
 		if (m->has_total)
 			fprintf(out, " %11" PRIu64 " %6.2f%%", f->total,
 				pct(f->total, m->samples));
-		fprintf(out, "  %s", f->name);
+		fputs("  ", out);
+		esc_fputs(f->name, 0, out);
 		inlined_into(out, m, ord[i], 0);
 		putc('\n', out);
 	}
@@ -175,12 +183,13 @@ static size_t count_lines(const struct rep_model *m)
 
 static void line_where(FILE *out, const struct rep_line *l)
 {
+	esc_fputs(l->file ? l->file : l->func, 0, out);
 	if (l->file)
-		fprintf(out, "%s:%" PRIu32, l->file, l->line);
+		fprintf(out, ":%" PRIu32, l->line);
 	else if (l->disc)
-		fprintf(out, "%s:+%" PRIu32 ".%" PRIu32, l->func, l->line, l->disc);
+		fprintf(out, ":+%" PRIu32 ".%" PRIu32, l->line, l->disc);
 	else
-		fprintf(out, "%s:+%" PRIu32, l->func, l->line);
+		fprintf(out, ":+%" PRIu32, l->line);
 }
 
 static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
@@ -203,18 +212,37 @@ static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 
 		fprintf(out, " %11" PRIu64 " %6.2f%%  ", l->count, pct(l->count, m->samples));
 		line_where(out, l);
-		fprintf(out, "  %s\n", l->func);
+		fputs("  ", out);
+		esc_fputs(l->func, 0, out);
+		putc('\n', out);
 		if (!o->source || !l->file)
 			continue;
 		text = rep_source_line(src, l->file, l->line);
-		if (text)
-			fprintf(out, "%21s| %s\n", "", text);
-		else
-			fprintf(out, "%21s| (source not found: %s)\n", "", l->file);
+		fprintf(out, "%21s| %s", "", text ? "" : "(source not found: ");
+		esc_fputs(text ? text : l->file, text ? ESC_TABS : 0, out);
+		fputs(text ? "\n" : ")\n", out);
 	}
 }
 
-/* The function the user named: exactly, else the one whose demangled
+/* The function whose name the report prints (escaped) as name, or -1. */
+static long escaped_func(const struct rep_model *m, const char *name)
+{
+	long fn = -1;
+
+	for (size_t i = 0; i < m->nfuncs && fn < 0; i++) {
+		char *e;
+
+		if (!esc_needed(m->funcs[i].name, 0))
+			continue;
+		e = esc_strdup(m->funcs[i].name, 0);
+		if (!strcmp(e, name))
+			fn = (long)i;
+		free(e);
+	}
+	return fn;
+}
+
+/* The function the user named: exactly (as the report prints it), else the one whose demangled
  * name is NAME(...).  -1 after a message if none or several. */
 static long find_function(const struct rep_model *m, const char *name,
 			  const char *path)
@@ -222,7 +250,7 @@ static long find_function(const struct rep_model *m, const char *name,
 	long fn = rep_model_func(m, name), found = -1, several = 0;
 	size_t len = strlen(name);
 
-	if (fn >= 0)
+	if (fn >= 0 || (fn = escaped_func(m, name)) >= 0)
 		return fn;
 	for (size_t i = 0; i < m->nfuncs; i++) {
 		if (strncmp(m->funcs[i].name, name, len) || m->funcs[i].name[len] != '(')
@@ -252,10 +280,10 @@ static void text_pairs(FILE *out, const struct rep_model *m, size_t fn,
 	for (size_t i = 0; i < n; i++) {
 		const struct rep_edge *p = &m->edges[e[i]];
 
-		fprintf(out, " %11" PRIu64 " %6.2f%%  %s%s\n", p->count,
-			pct(p->count, m->samples),
-			m->funcs[callers ? p->caller : p->callee].name,
-			p->inlined ? " (inlined)" : "");
+		fprintf(out, " %11" PRIu64 " %6.2f%%  ", p->count,
+			pct(p->count, m->samples));
+		esc_fputs(m->funcs[callers ? p->caller : p->callee].name, 0, out);
+		fputs(p->inlined ? " (inlined)\n" : "\n", out);
 	}
 	free(e);
 }
@@ -264,7 +292,9 @@ static void text_function(FILE *out, const struct rep_model *m, size_t fn)
 {
 	const struct rep_func *f = &m->funcs[fn];
 
-	fprintf(out, "# function %s: self %" PRIu64 " (%.2f%%)", f->name, f->self,
+	fputs("# function ", out);
+	esc_fputs(f->name, 0, out);
+	fprintf(out, ": self %" PRIu64 " (%.2f%%)", f->self,
 		pct(f->self, m->samples));
 	if (m->has_total)
 		fprintf(out, ", total %" PRIu64 " (%.2f%%)\n", f->total,

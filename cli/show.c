@@ -7,6 +7,7 @@
 #include "../convert/pprof.h"
 #include "../convert/binobj.h"
 #include "../convert/symbolize.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 
@@ -64,8 +65,10 @@ static int show_binary(const struct raw_profile *p, const char *path,
 			continue;
 		}
 		name = sym_function_name(s, vaddr);
-		printf("0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %s\n", ip->offset,
-		       vaddr, ip->count, name ? name : "?");
+		printf("0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " ", ip->offset,
+		       vaddr, ip->count);
+		esc_fputs(name ? name : "?", 0, stdout);
+		putchar('\n');
 	}
 	sym_close(s);
 	return 0;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 static void write_loc(FILE *f, int indent, uint32_t line, uint32_t disc)
@@ -14,7 +15,30 @@ static void write_loc(FILE *f, int indent, uint32_t line, uint32_t disc)
 	fputs(": ", f);
 }
 
-static void write_node(const struct fsamples *s, FILE *f, int indent)
+/* What the writer left out for names the format cannot carry, by kind:
+ * [0] functions, [1] inlined instances, [2] call targets. */
+struct unfit {
+	uint64_t n[3], samples[3];
+	const char *first, *why;	/* the first such name and its reason */
+};
+
+/* 1 (counted in u) if name cannot be written as an LLVM text name. */
+static int unfit(struct unfit *u, int kind, const char *name, uint64_t samples)
+{
+	const char *why = esc_llvm_text_unfit(name);
+
+	if (!why)
+		return 0;
+	u->n[kind]++;
+	u->samples[kind] += samples > UINT64_MAX - u->samples[kind] ?
+			    UINT64_MAX - u->samples[kind] : samples;
+	if (!u->first)
+		u->first = name, u->why = why;
+	return 1;
+}
+
+static void write_node(const struct fsamples *s, FILE *f, int indent,
+		       struct unfit *u)
 {
 	fprintf(f, "%s:%" PRIu64, s->name, s->total);
 	if (indent == 0)
@@ -26,20 +50,56 @@ static void write_node(const struct fsamples *s, FILE *f, int indent)
 		write_loc(f, indent + 1, b->line, b->disc);
 		fprintf(f, "%" PRIu64, b->count);
 		for (size_t j = 0; j < b->ntargets; j++)
-			fprintf(f, " %s:%" PRIu64, b->targets[j].name,
-				b->targets[j].count);
+			if (!unfit(u, 2, b->targets[j].name, b->targets[j].count))
+				fprintf(f, " %s:%" PRIu64, b->targets[j].name,
+					b->targets[j].count);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < s->ncs; i++) {
+		const struct fsamples *c = s->cs[i].callee;
+
+		if (unfit(u, 1, c->name, c->total))
+			continue;
 		write_loc(f, indent + 1, s->cs[i].line, s->cs[i].disc);
-		write_node(s->cs[i].callee, f, indent + 1);
+		write_node(c, f, indent + 1, u);
 	}
+}
+
+/* One line on standard error for what unfit() counted. */
+static void report_unfit(const struct unfit *u)
+{
+	static const char *const kind[3] = {
+		"functions (%" PRIu64 " samples)",
+		"inlined instances (%" PRIu64 " samples)",
+		"call targets (%" PRIu64 " calls)",
+	};
+	char what[256], *first;
+	size_t n = 0;
+
+	if (!u->first)
+		return;
+	for (int k = 0; k < 3; k++) {
+		if (!u->n[k])
+			continue;
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%" PRIu64 " ",
+				      n ? ", " : "", u->n[k]);
+		n += (size_t)snprintf(what + n, sizeof(what) - n, kind[k],
+				      u->samples[k]);
+	}
+	first = esc_strdup(u->first, 0);
+	warnx("warning: left out of the LLVM text profile for names it cannot carry: %s; the first, %s, %s (docs/report.md, \"Names in text output\"; llvm-extbinary keeps them)",
+	      what, first, u->why);
+	free(first);
 }
 
 int llvm_text_write(const struct fs_profile *p, FILE *f)
 {
+	struct unfit u = { { 0 } };
+
 	for (size_t i = 0; i < p->nfuncs; i++)
-		write_node(p->funcs[i], f, 0);
+		if (!unfit(&u, 0, p->funcs[i]->name, p->funcs[i]->total))
+			write_node(p->funcs[i], f, 0, &u);
+	report_unfit(&u);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -11,7 +11,10 @@
  *   name:TOTAL:HEAD
  *    OFF[.DISC]: N [callee:N]...
  *    OFF[.DISC]: inlinee:TOTAL      (its lines one space deeper)
- * Returns 0, or -1 if writing failed. */
+ * The format has no escapes: a function, inlined instance or call target
+ * whose name esc_llvm_text_unfit() refuses (lib/escape.h) is left out
+ * with all it holds, and one warning on stderr counts them by kind with
+ * their samples.  Returns 0, or -1 if writing failed. */
 int llvm_text_write(const struct fs_profile *p, FILE *f);
 
 /* Parse an LLVM text sample profile (SampleProfileReaderText::readImpl and

@@ -6,6 +6,7 @@
 #include "pprof.h"
 #include "binobj.h"
 #include "symbolize.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 #include "pprof/profile.pb-c.h"
 #include "../lib/strtab.h"
@@ -485,8 +486,11 @@ static void header(struct pw *w, Profile *pf, ValueType *types,
 		w->period = events;
 		type_ptrs[1] = value_type(w, &types[1], ev, "count");
 		pf->period_type = value_type(w, &types[2], ev, "count");
+		char *e = esc_strdup(ev, 0);
+
 		warnx("%s: event %s is no clock: the second value is %s events (samples x sample_period %" PRIu64 "), not cpu/nanoseconds",
-		      raw_name, ev, ev, events);
+		      raw_name, e, e, events);
+		free(e);
 	} else {
 		pf->period_type = value_type(w, &types[2], "samples", "count");
 		w->period = 1;

@@ -7,6 +7,7 @@
  * include/uapi/linux/perf_event.h (records, sample layout, sample_id_all).
  * perfdata_int.h says which file reads what. */
 #include "perfdata_int.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
@@ -163,11 +164,9 @@ static int select_events(struct imp *m, size_t data_off, size_t data_end)
 	}
 	if (!selected) {
 		char list[512] = "";
-		size_t n = 0;
 
-		for (size_t i = 0; i < m->nattrs && n < sizeof(list) - 1; i++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-					      n ? ", " : "", m->attrs[i].name);
+		for (size_t i = 0; i < m->nattrs; i++)
+			esc_cat(list, sizeof(list), i ? ", " : "", m->attrs[i].name);
 		err("%s: no event named '%s'; its events: %s", m->name,
 		    m->opt->event, list);
 		m->failed = 1;

@@ -7,9 +7,11 @@
  * does) and branch stack into the samples (import/samples.h). */
 #include "perfdata_int.h"
 #include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The fields of one sample that the import uses. */
@@ -96,11 +98,14 @@ void pd_report_foreign_regs(const struct imp *m)
 {
 	static const char kept[] = "their IP samples and call chains are kept";
 
-	if (m->foreign_regs && m->arch && strcmp(m->arch, REGS_ARCH))
+	if (m->foreign_regs && m->arch && strcmp(m->arch, REGS_ARCH)) {
+		char *arch = esc_strdup(m->arch, 0);
+
 		warnx("%s was recorded on %s: the user registers of its %" PRIu64
 		      " --call-graph dwarf samples are not unwound here (" REGS_ARCH " only); %s",
-		      m->name, m->arch, m->foreign_regs, kept);
-	else if (m->foreign_regs)
+		      m->name, arch, m->foreign_regs, kept);
+		free(arch);
+	} else if (m->foreign_regs)
 		warnx("%s was recorded on another architecture than " REGS_ARCH
 		      " (sample_regs_user 0x%" PRIx64 "): the user registers of its %" PRIu64
 		      " --call-graph dwarf samples are not unwound here; %s",

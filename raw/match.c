@@ -3,11 +3,13 @@
  * build-ID, by content digest, else by the path it was recorded at.  The
  * one rule for convert, show and check; docs/raw-format.md section 3.3. */
 #include "rawprof.h"
+#include "../lib/escape.h"
 #include "../lib/md5.h"
 #include "../lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -138,6 +140,8 @@ static int mismatch(const struct raw_profile *p, const char *raw_path,
 	char want[2 * RAW_BUILD_ID_MAX + 40], have[2 * RAW_BUILD_ID_MAX + 40];
 	const struct raw_object *o;
 	uint8_t d[MD5_DIGEST_LEN];
+	char *path;
+	int rc;
 
 	if (b->build_id)
 		describe(want, sizeof(want), RAW_ID_BUILD_ID, b->build_id,
@@ -152,11 +156,14 @@ static int mismatch(const struct raw_profile *p, const char *raw_path,
 		return err("%s has %s but %s has no samples at all", b->path,
 			   want, raw_path);
 	o = &p->objs[i];
-	return err("%s has %s but %s has no samples of it; it has %s (%s) and %zu other objects: was the binary rebuilt or changed since recording?",
-		   b->path, want, raw_path,
-		   describe(have, sizeof(have), (enum raw_id_kind)o->id_kind,
-			    o->build_id, o->build_id_len),
-		   o->path, p->nobjs - 1);
+	path = esc_strdup(o->path, 0);
+	rc = err("%s has %s but %s has no samples of it; it has %s (%s) and %zu other objects: was the binary rebuilt or changed since recording?",
+		 b->path, want, raw_path,
+		 describe(have, sizeof(have), (enum raw_id_kind)o->id_kind,
+			  o->build_id, o->build_id_len),
+		 path, p->nobjs - 1);
+	free(path);
+	return rc;
 }
 
 /* Objects recorded at b->recorded_path, or without a build-ID under b's
@@ -178,8 +185,7 @@ static int by_path(const struct raw_profile *p, const char *raw_path,
 		if (!same_path(b->recorded_path ? o->path : base_name(o->path), want))
 			continue;
 		if (n++ < 8)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s", n > 1 ? ", " : "", o->path);
+			esc_cat(list, sizeof(list), n > 1 ? ", " : "", o->path);
 		if (o->id_kind == RAW_ID_PATH)
 			npath++, pick = (int)i;
 		else if (other < 0)
@@ -188,7 +194,7 @@ static int by_path(const struct raw_profile *p, const char *raw_path,
 	if (n == 1 && npath == 1) {
 		warnx("%s: matched by %s to the samples recorded at %s (without a build-ID)",
 		      b->path, b->recorded_path ? "--recorded-path" : "file name",
-		      p->objs[pick].path);
+		      list);
 		return pick;
 	}
 	if (npath)

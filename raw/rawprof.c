@@ -3,6 +3,7 @@
  * in rawio.c; docs/raw-format.md specifies it. */
 #include "rawprof.h"
 #include "stacks.h"
+#include "../lib/escape.h"
 #include "../lib/md5.h"
 #include "../lib/util.h"
 
@@ -535,11 +536,18 @@ void raw_print(const struct raw_profile *p, FILE *f)
 	char hex[2 * RAW_BUILD_ID_MAX + 1];
 
 	fprintf(f, "# pgoprof raw profile, format version %d\n", RAW_VERSION);
-	for (size_t i = 0; i < p->nmeta; i++)
-		fprintf(f, "meta %s = %s\n", p->meta[i].key, p->meta[i].value);
-	for (size_t i = 0; i < p->ncounters; i++)
-		fprintf(f, "counter %s = %llu\n", p->counters[i].name,
-			(unsigned long long)p->counters[i].value);
+	for (size_t i = 0; i < p->nmeta; i++) {
+		fputs("meta ", f);
+		esc_fputs(p->meta[i].key, 0, f);
+		fputs(" = ", f);
+		esc_fputs(p->meta[i].value, 0, f);
+		putc('\n', f);
+	}
+	for (size_t i = 0; i < p->ncounters; i++) {
+		fputs("counter ", f);
+		esc_fputs(p->counters[i].name, 0, f);
+		fprintf(f, " = %llu\n", (unsigned long long)p->counters[i].value);
+	}
 	for (size_t i = 0; i < p->nobjs; i++) {
 		const struct raw_object *o = &p->objs[i];
 		uint64_t total = 0;
@@ -547,8 +555,10 @@ void raw_print(const struct raw_profile *p, FILE *f)
 		for (size_t j = 0; j < o->nips; j++)
 			total += o->ips[j].count;
 		hex_string(hex, o->build_id, o->build_id_len);
-		fprintf(f, "object %zu %s %s path %s samples %llu ips %zu edges %zu ranges %zu branches %zu\n",
-			i, raw_id_kind_name[o->id_kind], hex, o->path,
+		fprintf(f, "object %zu %s %s path ", i,
+			raw_id_kind_name[o->id_kind], hex);
+		esc_fputs(o->path, 0, f);
+		fprintf(f, " samples %llu ips %zu edges %zu ranges %zu branches %zu\n",
 			(unsigned long long)total, o->nips,
 			o->nedges, o->nranges, o->nbranches);
 		for (size_t j = 0; j < o->nips; j++)

@@ -322,7 +322,8 @@ void raw_add_unattributed(struct raw_profile *p, const char *reason,
  * non-zero "unattributed.<reason>" counters. */
 uint64_t raw_unattributed(const struct raw_profile *p, char *line, size_t len);
 
-/* Print p as text, one fact per line (the output of "pgoprof show"). */
+/* Print p as text, one fact per line (the output of "pgoprof show"):
+ * META values, counter names and object paths escaped (lib/escape.h). */
 void raw_print(const struct raw_profile *p, FILE *f);
 
 #endif

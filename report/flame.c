@@ -6,6 +6,7 @@
  * and siblings come out sorted by name.  A frame's extent is in samples
  * [start, end) of the sorted order; pixels are computed only at output. */
 #include "flame.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
@@ -136,42 +137,24 @@ static size_t prune(struct frames *fr)
 	return dropped;
 }
 
-/* The length of the UTF-8 sequence at s (RFC 3629: no overlong forms,
- * surrogates or values past U+10FFFF; XML 1.0 also excludes U+FFFE and
- * U+FFFF), or 0 if s does not start a valid one. */
-static size_t utf8_len(const unsigned char *s)
+/* The length of the UTF-8 character at s that XML 1.0 allows (lib's
+ * utf8_len, less U+FFFE and U+FFFF), or 0. */
+static size_t xml_char_len(const unsigned char *s)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
+	size_t len = utf8_len(s);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
-	else
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	if (s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+	if (len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
 		return 0;
 	return len;
 }
 
-/* Characters of s: valid UTF-8 sequences and invalid bytes, one each. */
 static size_t text_chars(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = 0, len;
 
 	for (; *p; p += len ? len : 1, n++)
-		len = utf8_len(p);
+		len = xml_char_len(p);
 	return n;
 }
 
@@ -184,7 +167,7 @@ static void put_xml(FILE *f, const char *s, size_t max)
 	size_t n = text_chars(s), keep = n <= max ? n : max >= 2 ? max - 2 : 0;
 
 	for (size_t i = 0, len; i < keep && *p; i++, p += len ? len : 1) {
-		len = utf8_len(p);
+		len = xml_char_len(p);
 		if (!len || *p < 0x20)
 			fputs("\xef\xbf\xbd", f);
 		else if (*p == '<')

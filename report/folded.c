@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Folded stacks from a raw profile's STACKS section. */
 #include "folded.h"
+#include "../lib/escape.h"
 #include "../lib/util.h"
 
 #include <inttypes.h>
@@ -74,8 +75,11 @@ void rep_folded_free(struct rep_folded_set *f)
 int rep_folded_write(const struct rep_folded_set *f, FILE *out)
 {
 	for (size_t i = 0; i < f->n; i++) {
-		for (size_t j = 0; j < f->v[i].depth; j++)
-			fprintf(out, "%s%s", j ? ";" : "", f->v[i].names[j]);
+		for (size_t j = 0; j < f->v[i].depth; j++) {
+			if (j)
+				putc(';', out);
+			esc_fputs(f->v[i].names[j], ESC_FOLDED, out);
+		}
 		fprintf(out, " %" PRIu64 "\n", f->v[i].count);
 	}
 	return ferror(out) ? -1 : 0;

@@ -34,7 +34,9 @@ struct rep_folded_set {
 int rep_folded_build(struct rep_syms *s, struct rep_folded_set *out);
 void rep_folded_free(struct rep_folded_set *f);
 
-/* Write f, one "a;b;c COUNT" line per stack.  Returns 0, or -1 if a
+/* Write f, one "a;b;c COUNT" line per stack, each name escaped with
+ * ESC_FOLDED (lib/escape.h: no name adds a frame, a count or a line).
+ * Returns 0, or -1 if a
  * write failed (the caller's output handling names the file). */
 int rep_folded_write(const struct rep_folded_set *f, FILE *out);
 

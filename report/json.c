@@ -1,20 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* JSON strings. */
 #include "json.h"
+#include "../lib/escape.h"
 
 #include <stddef.h>
-
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 :
-		   s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
 
 void json_str(FILE *f, const char *s)
 {
