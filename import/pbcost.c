@@ -14,6 +14,7 @@
  * slabs each twice the last. */
 #define PB_SCANNED_MEMBER 32
 #define PB_STACK_MEMBERS 16
+
 /* What unpack allocates for one message: keep stays with the message,
  * peak is the most it holds besides while it runs (scratch). */
 struct cost {
@@ -100,6 +101,14 @@ static uint64_t packed_entries(ProtobufCType t, const uint8_t *p, uint64_t n)
 	}
 }
 
+/* Whether a repeated field of type t may come packed: numbers do
+ * (is_packable_type in protobuf-c.c), strings, bytes and messages not. */
+static int packable(ProtobufCType t)
+{
+	return t != PROTOBUF_C_TYPE_STRING && t != PROTOBUF_C_TYPE_BYTES &&
+	       t != PROTOBUF_C_TYPE_MESSAGE;
+}
+
 /* An entry of a repeated field of type t in protobuf-c's array. */
 static uint64_t entry_size(ProtobufCType t)
 {
@@ -129,7 +138,8 @@ static int value_cost(struct pb_scan *s, const ProtobufCFieldDescriptor *f,
 		      const uint8_t *p, uint64_t len, struct cost *c)
 {
 	*c = (struct cost){ 0, 0 };
-	if (f->type == PROTOBUF_C_TYPE_MESSAGE)	/* profile.proto nests 3 deep */
+	/* As deep as the descriptors nest: profile.proto's 3, no cycle. */
+	if (f->type == PROTOBUF_C_TYPE_MESSAGE)
 		return message_cost(s, f->descriptor, p, p + len, c, 0);
 	if (f->type == PROTOBUF_C_TYPE_STRING)
 		c->keep = pb_block(len + 1);
@@ -169,7 +179,7 @@ static int message_cost(struct pb_scan *s, const ProtobufCMessageDescriptor *d,
 			s->first[i] = len;
 		n[i] += f->label != PROTOBUF_C_LABEL_REPEATED ? 0 :
 			(tag & 7) == PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED &&
-			f->type < PROTOBUF_C_TYPE_STRING ? packed_entries(f->type, p, len) : 1;
+			packable(f->type) ? packed_entries(f->type, p, len) : 1;
 		if ((tag & 7) == PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED &&
 		    value_cost(s, f, p, len, &sub))
 			return -1;

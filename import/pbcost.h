@@ -43,11 +43,13 @@ uint64_t pb_block(uint64_t n);
 uint64_t pb_unpack_cost(const ProtobufCMessageDescriptor *d,
 			const uint8_t *buf, size_t len, struct pb_scan *s);
 
-/* An allocator for protobuf-c that counts what it holds in pb_block()
- * bytes and refuses an allocation that would take it past limit (over),
- * so that unpack fails then and the caller can tell that from a malloc
- * that failed (oom) and from a damaged message.  Pass &c->a to unpack and
- * to free_unpacked; at is what it held when it refused. */
+/* An allocator for protobuf-c that counts what it holds (a block's
+ * malloc_usable_size() + 8: pb_block() of the request, a page more for
+ * one that malloc maps on its own) and refuses an allocation that would
+ * take it past limit (over), so that unpack fails then and the caller can
+ * tell that from a malloc that failed (oom) and from a damaged message.
+ * Pass &c->a to unpack and to free_unpacked; at is what it held when it
+ * refused. */
 struct pb_counted {
 	ProtobufCAllocator a;
 	uint64_t used, limit, at;
