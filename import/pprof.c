@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof into a raw profile: gunzip with zlib, unpack with libprotobuf-c
- * (code generated from third_party/pprof/profile.proto), then every
+ * (code generated from third_party/pprof/profile.proto) once pbcost.c has
+ * counted that unpacking fits the limit (decode()), then every
  * Location to a frame (object by the Mapping's build-ID, file offset by
  * the Mapping's memory_start and file_offset) and every Sample to
  * raw_add_sampled_stack(), the rule the other importers share. */
