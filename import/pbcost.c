@@ -137,10 +137,15 @@ static int message_cost(struct pb_scan *s, const ProtobufCMessageDescriptor *d,
 static int value_cost(struct pb_scan *s, const ProtobufCFieldDescriptor *f,
 		      const uint8_t *p, uint64_t len, struct cost *c)
 {
+	const ProtobufCMessageDescriptor *d = f->descriptor;
+
 	*c = (struct cost){ 0, 0 };
-	/* As deep as the descriptors nest: profile.proto's 3, no cycle. */
-	if (f->type == PROTOBUF_C_TYPE_MESSAGE)
-		return message_cost(s, f->descriptor, p, p + len, c, 0);
+	/* As deep as the descriptors nest: profile.proto's 3, no cycle.  An
+	 * empty message (millions of them make a file too large) is quick. */
+	if (f->type == PROTOBUF_C_TYPE_MESSAGE && !len)
+		c->keep = pb_block(d->sizeof_message);
+	else if (f->type == PROTOBUF_C_TYPE_MESSAGE)
+		return message_cost(s, d, p, p + len, c, 0);
 	if (f->type == PROTOBUF_C_TYPE_STRING)
 		c->keep = pb_block(len + 1);
 	else if (f->type == PROTOBUF_C_TYPE_BYTES && len)
@@ -155,13 +160,13 @@ static int message_cost(struct pb_scan *s, const ProtobufCMessageDescriptor *d,
 			int outermost)
 {
 	uint64_t n[PB_FIELDS_MAX] = { 0 }, fields = 0, unknown = 0, len, tag;
+	const ProtobufCFieldDescriptor *f = NULL;
 
 	*c = (struct cost){ pb_block(d->sizeof_message), 0 };
 	if (d->n_fields > PB_FIELDS_MAX)	/* not profile.proto's */
 		return broken(s, p, "a message type with too many fields");
 	for (; p < end; p += len, fields++) {
 		const uint8_t *at = p, *v;
-		const ProtobufCFieldDescriptor *f;
 		struct cost sub = { 0, 0 };
 		size_t i;
 
@@ -169,7 +174,9 @@ static int message_cost(struct pb_scan *s, const ProtobufCMessageDescriptor *d,
 			return broken(s, at, "in a field's tag");
 		if (v = p, wire_value(&p, end, tag & 7, &len))
 			return broken(s, at, "in a field's value");
-		if (!(f = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3)))) {
+		if (!f || f->id != tag >> 3)	/* a repeated field's entries come in a row */
+			f = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
+		if (!f) {
 			unknown++;
 			c->keep += pb_block((uint64_t)(p - v) + len);
 			continue;
