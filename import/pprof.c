@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof into a raw profile: gunzip with zlib, unpack with libprotobuf-c
- * (code generated from third_party/pprof/profile.proto), then every
+ * (code generated from third_party/pprof/profile.proto) once pbcost.c has
+ * counted that unpacking fits the limit (decode()), then every
  * Location to a frame (object by the Mapping's build-ID, file offset by
  * the Mapping's memory_start and file_offset) and every Sample to
  * raw_add_sampled_stack(), the rule the other importers share. */
 #include "pprof.h"
+#include "pbcost.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 #include "../version.h"
@@ -70,15 +72,121 @@ static const char *str_at(const Profile *pf, int64_t i)
 	return i >= 0 && (size_t)i < pf->n_string_table ? pf->string_table[i] : NULL;
 }
 
+/* Decoding's memory.  libprotobuf-c's unpack makes every entry of a
+ * repeated field an allocation of its own, so what it takes follows the
+ * number of entries, not the bytes: an empty Sample is 2 bytes of
+ * protobuf and 120 bytes unpacked (31 M of them, 275 KB of gzip, took
+ * 3.75 GB).  decode() counts them before unpacking (pb_unpack_cost()) and
+ * refuses what would take more than the limit; unpack runs with an
+ * allocator held to the same limit. */
+
+/* The most decoding may take unless PGOPROF_PPROF_MAX_MIB says:
+ * PPROF_DECODE_RATIO bytes a byte of protobuf (profiles of pgoprof and Go
+ * take 8 to 13, samples of one frame and one value 23; empty samples 61),
+ * at least PPROF_DECODE_MIN_MIB, at most PPROF_DECODE_MAX_MIB, as inflating
+ * stops at PPROF_MAX. */
+#define PPROF_DECODE_RATIO 32
+#define PPROF_DECODE_MIN_MIB 64
+#define PPROF_DECODE_MAX_MIB 4096
+
+static uint64_t profile_cost(struct pb_scan *s, const uint8_t *buf, size_t len)
+{
+	return pb_unpack_cost(&perftools__profiles__profile__descriptor, buf, len, s);
+}
+
+uint64_t pprof_decode_cost(const uint8_t *buf, size_t len)
+{
+	struct pb_scan s;
+
+	return profile_cost(&s, buf, len);
+}
+
+/* Fields of a Profile that the messages name (profile.proto's numbers). */
+enum { PF_SAMPLE_TYPE = 1, PF_SAMPLE = 2, PF_LOCATION = 4, PF_FUNCTION = 5,
+       PF_STRING_TABLE = 6 };
+
+/* Profile field id's index in s->n and s->first. */
+static size_t field_index(unsigned id)
+{
+	const ProtobufCMessageDescriptor *d = &perftools__profiles__profile__descriptor;
+
+	return (size_t)(protobuf_c_message_descriptor_get_field(d, id) - d->fields);
+}
+
+/* The most decoding len bytes of protobuf may take, in bytes: the
+ * default above, or PGOPROF_PPROF_MAX_MIB; 0 after a message if that is
+ * not a number of MiB. */
+static uint64_t decode_limit(size_t len)
+{
+	const char *e = getenv("PGOPROF_PPROF_MAX_MIB");
+	uint64_t lim = (uint64_t)len * PPROF_DECODE_RATIO;
+	char *end;
+
+	if (e && *e) {
+		unsigned long long mib = *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
+
+		if (!mib || *end || mib > UINT64_MAX >> 21)
+			return err("PGOPROF_PPROF_MAX_MIB=%s: give a positive number of MiB", e), 0;
+		return (uint64_t)mib << 20;
+	}
+	lim = lim < (uint64_t)PPROF_DECODE_MIN_MIB << 20 ? (uint64_t)PPROF_DECODE_MIN_MIB << 20 : lim;
+	return lim > (uint64_t)PPROF_DECODE_MAX_MIB << 20 ? (uint64_t)PPROF_DECODE_MAX_MIB << 20 : lim;
+}
+
+/* Why the limit is what it is, for the message that says it. */
+static const char *limit_why(char *buf, size_t size)
+{
+	const char *e = getenv("PGOPROF_PPROF_MAX_MIB");
+
+	if (e && *e)
+		return "PGOPROF_PPROF_MAX_MIB";
+	snprintf(buf, size, "%d bytes a byte of protobuf, %d to %d MiB; PGOPROF_PPROF_MAX_MIB sets another",
+		 PPROF_DECODE_RATIO, PPROF_DECODE_MIN_MIB, PPROF_DECODE_MAX_MIB);
+	return buf;
+}
+
+/* The Profile in buf (len bytes of protobuf) unpacked by c's allocator
+ * (free it with it), if the wire format holds and decoding takes at most
+ * the limit; else NULL after one line naming the file. */
+static Profile *decode(const uint8_t *buf, size_t len, const char *name,
+		       struct pb_counted *c)
+{
+	struct pb_scan s;
+	uint64_t cost = profile_cost(&s, buf, len);
+	Profile *pf;
+	char why[128];
+
+	pb_counted_init(c, decode_limit(len));
+	if (!c->limit)
+		return NULL;
+	if (cost == UINT64_MAX)
+		return err("%s: not a pprof profile: its protobuf breaks at byte %zu of %zu, %s (profile.proto)",
+			   name, s.bad, len, s.what), NULL;
+	if (cost > c->limit)
+		return err("%s: too large: %" PRIu64 " samples, %" PRIu64 " locations, %" PRIu64 " functions and %" PRIu64
+			   " strings would take %" PRIu64 " MiB to decode, more than %" PRIu64 " MiB (%s)",
+			   name, s.n[field_index(PF_SAMPLE)], s.n[field_index(PF_LOCATION)],
+			   s.n[field_index(PF_FUNCTION)], s.n[field_index(PF_STRING_TABLE)],
+			   cost >> 20, c->limit >> 20, limit_why(why, sizeof(why))), NULL;
+	if ((pf = perftools__profiles__profile__unpack(&c->a, len, buf)))
+		return pf;
+	if (c->over)
+		return err("%s: too large: decoding it took more than %" PRIu64 " MiB (%s)",
+			   name, c->limit >> 20, limit_why(why, sizeof(why))), NULL;
+	if (c->oom)
+		return err("%s: out of memory decoding it, at %" PRIu64 " MiB of the %" PRIu64 " MiB it takes",
+			   name, c->at >> 20, cost >> 20), NULL;
+	return err("%s: not a pprof profile: its %zu bytes of protobuf do not parse as a Profile (profile.proto)",
+		   name, len), NULL;
+}
+
 int pprof_probe_proto(const uint8_t *buf, size_t len)
 {
-	Profile *pf = perftools__profiles__profile__unpack(NULL, len, buf);
-	int ok = pf && pf->n_string_table && !pf->string_table[0][0] &&
-		 pf->n_sample_type;
+	struct pb_scan s;
 
-	if (pf)
-		perftools__profiles__profile__free_unpacked(pf, NULL);
-	return ok;
+	return profile_cost(&s, buf, len) != UINT64_MAX &&
+	       s.n[field_index(PF_STRING_TABLE)] && !s.first[field_index(PF_STRING_TABLE)] &&
+	       s.n[field_index(PF_SAMPLE_TYPE)];
 }
 
 /* Inflate gzip data (members one after another, RFC 1952) into *out. */
@@ -480,6 +588,7 @@ int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 		 enum pprof_callers callers)
 {
 	struct imp m = { .p = p, .name = name };
+	struct pb_counted c;
 	uint8_t *plain = NULL;
 	Profile *pf;
 	int rc;
@@ -489,14 +598,13 @@ int pprof_import(struct raw_profile *p, const uint8_t *buf, size_t len,
 			return -1;
 		buf = plain;
 	}
-	pf = perftools__profiles__profile__unpack(NULL, len, buf);
+	pf = decode(buf, len, name, &c);
 	free(plain);
 	if (!pf)
-		return err("%s: not a pprof profile: its %zu bytes of protobuf do not parse as a Profile (profile.proto)",
-			   name, len);
+		return -1;
 	m.pf = pf;
 	rc = import_profile(&m, sample_type, callers);
-	perftools__profiles__profile__free_unpacked(pf, NULL);
+	perftools__profiles__profile__free_unpacked(pf, &c.a);
 	free(m.map_ids), free(m.loc_ids), free(m.fn_ids), free(m.maps), free(m.locs);
 	if (rc) {
 		raw_free(p);

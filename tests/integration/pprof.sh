@@ -14,7 +14,8 @@
 # - Go's own CPU profile (tests/workloads/gospin.go) imports and converts,
 #   its callers' addresses (return address - 1) made return addresses;
 # - a truncated or garbage file fails in one line naming it, writing
-#   nothing;
+#   nothing; so does one of 31 M empty samples, "too large", in little
+#   memory;
 # - as root, a recording of hot converts and go tool pprof's top function
 #   is hot_loop.
 . "$(dirname "$0")/../lib.sh"
@@ -99,6 +100,32 @@ check "a garbage protobuf: rc=$rc, one line naming it, no output" sh -c \
 gzip -dc hot.pb.gz >plain.pb
 "$PGOPROF" import -q plain.pb -o plain.raw 2>/dev/null
 same "uncompressed pprof imports the same" hot.raw plain.raw
+
+# 31 M empty samples (field 2, length 0, 2 bytes each): 60 KB of gzip,
+# 60 MiB of protobuf that libprotobuf-c would unpack into 3.7 GB, a
+# message each.  Refused by the count before unpacking, with the peak a
+# little over the inflated 60 MiB; under ulimit -v so that a regression
+# fails here instead of taking the machine's memory.  The same with 8 M
+# in 16 MiB of uncompressed protobuf shaped as a Profile (a string "", a
+# sample type), told pprof by its content.
+printf '\022\000' >pair
+i=0; while [ $i -lt 19 ]; do cat pair pair >pair2 && mv pair2 pair; i=$((i + 1)); done
+i=0; while [ $i -lt 60 ]; do cat pair; i=$((i + 1)); done | gzip -1 >empty.pb.gz
+{ printf '\062\000\012\000'; i=0; while [ $i -lt 16 ]; do cat pair; i=$((i + 1)); done; } >empty-plain
+rm -f pair
+for f in empty.pb.gz:31 empty-plain:8; do
+	m=${f#*:} f=${f%:*} rss=
+	if [ -x /usr/bin/time ]; then
+		(ulimit -v 1000000; /usr/bin/time -f %M -o $f.rss "$PGOPROF" import -q $f -o $f.raw 2>$f.err)
+		rc=$?; rss=$(tail -n 1 $f.rss)
+	else
+		(ulimit -v 1000000; "$PGOPROF" import -q $f -o $f.raw 2>$f.err); rc=$?
+	fi
+	check "$m M empty samples in $(wc -c <$f) bytes ($f): rc=$rc, 'too large' in one line naming it, no output, peak ${rss:-unmeasured} KB" sh -c \
+		"test $rc = 1 && test \$(wc -l <$f.err) = 1 && grep -q '^pgoprof import: $f: too large: [0-9]* samples' $f.err &&
+		 ! test -e $f.raw && test ${rss:-0} -lt 200000"
+done
+rm -f empty-plain
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "SKIP pprof go tool: go is not installed (Debian: golang-go)"

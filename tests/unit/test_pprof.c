@@ -4,10 +4,15 @@
  * edges and stacks, marks included (and callers one byte on when taken
  * as call addresses, as Go writes them); a profile without stacks gives its IP
  * samples; a symbolized-only profile (built here with the protoc-c code)
- * is refused and says why; damaged files are named in one line. */
+ * is refused and says why; damaged files are named in one line.  What
+ * protobuf-c takes to unpack is counted before it runs (the estimate
+ * against a measured unpack, the allocator held to a limit), and 2 M
+ * empty samples are refused as too large, in one line, in little memory;
+ * PGOPROF_PPROF_MAX_MIB sets the limit. */
 #include "check.h"
 #include "capture.h"
 #include "../../convert/pprof.h"
+#include "../../import/pbcost.h"
 #include "../../import/pprof.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
@@ -15,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char tmp[64];
@@ -184,8 +190,9 @@ static void test_ips_beyond_stacks(void)
 }
 
 /* A profile built with the generated code: one mapping with a build-ID,
- * one location at address addr with a function name. */
-static uint8_t *one_location(uint64_t addr, size_t *len)
+ * one location at address addr with a function name, nsamples samples of
+ * it (value 4 each). */
+static uint8_t *samples_at(uint64_t addr, size_t nsamples, size_t *len)
 {
 	char *strs[] = { "", "samples", "count", "main", "/bin/x",
 			 "aabbccddeeff00112233" };
@@ -198,6 +205,7 @@ static uint8_t *one_location(uint64_t addr, size_t *len)
 	Perftools__Profiles__Profile pf = PERFTOOLS__PROFILES__PROFILE__INIT;
 	uint64_t ids[] = { 1 };
 	int64_t val[] = { 4 };
+	Perftools__Profiles__Sample **sps = xcalloc(nsamples, sizeof(*sps));
 	uint8_t *buf;
 
 	vt.type = 1, vt.unit = 2;
@@ -208,7 +216,9 @@ static uint8_t *one_location(uint64_t addr, size_t *len)
 	l.id = 1, l.mapping_id = 1, l.address = addr, l.n_line = 1, l.line = &lp;
 	s.n_location_id = 1, s.location_id = ids, s.n_value = 1, s.value = val;
 	pf.n_sample_type = 1, pf.sample_type = &vtp;
-	pf.n_sample = 1, pf.sample = &sp;
+	for (size_t k = 0; k < nsamples; k++)
+		sps[k] = sp;
+	pf.n_sample = nsamples, pf.sample = sps;
 	pf.n_mapping = 1, pf.mapping = &mp;
 	pf.n_location = 1, pf.location = &locp;
 	pf.n_function = 1, pf.function = &fp;
@@ -216,7 +226,13 @@ static uint8_t *one_location(uint64_t addr, size_t *len)
 	*len = perftools__profiles__profile__get_packed_size(&pf);
 	buf = xmalloc(*len);
 	perftools__profiles__profile__pack(&pf, buf);
+	free(sps);
 	return buf;
+}
+
+static uint8_t *one_location(uint64_t addr, size_t *len)
+{
+	return samples_at(addr, 1, len);
 }
 
 static void test_uncompressed_with_address(void)
@@ -284,6 +300,201 @@ static void test_damaged(void)
 	raw_free(&p);
 }
 
+/* protobuf-c's allocations as pprof_decode_cost() counts them
+ * (pb_block()), the most at one time; each allocation keeps its size in
+ * front. */
+static uint64_t pb_used, pb_peak;
+
+static void *pb_alloc(void *data, size_t n)
+{
+	size_t *a = malloc(n + 16);
+
+	(void)data;
+	a[0] = n;
+	pb_used += pb_block(n);
+	pb_peak = pb_used > pb_peak ? pb_used : pb_peak;
+	return a + 2;
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data;
+	if (!p)
+		return;
+	pb_used -= pb_block(((size_t *)p - 2)[0]);
+	free((size_t *)p - 2);
+}
+
+/* The peak of protobuf-c's unpack of buf, measured. */
+static uint64_t unpack_peak(const uint8_t *buf, size_t len)
+{
+	ProtobufCAllocator a = { pb_alloc, pb_free, NULL };
+	Perftools__Profiles__Profile *pf;
+
+	pb_used = pb_peak = 0;
+	pf = perftools__profiles__profile__unpack(&a, len, buf);
+	CHECK(pf != NULL);
+	if (pf)
+		perftools__profiles__profile__free_unpacked(pf, &a);
+	CHECK(pb_used == 0);
+	return pb_peak;
+}
+
+/* n empty samples (field 2, length 0: 2 bytes each), after prefix. */
+static uint8_t *empty_samples(const uint8_t *prefix, size_t plen, size_t n,
+			      size_t *len)
+{
+	uint8_t *buf = xmalloc(plen + 2 * n);
+
+	if (plen)
+		memcpy(buf, prefix, plen);
+	for (size_t k = 0; k < n; k++)
+		buf[plen + 2 * k] = 0x12, buf[plen + 2 * k + 1] = 0;
+	*len = plen + 2 * n;
+	return buf;
+}
+
+/* A string table, a sample type, a mapping, a location of two lines, a
+ * period type given twice (unpack merges it), unknown fields. */
+static const uint8_t ODD[] = {
+	0x32, 0x00, 0x32, 0x07, 's', 'a', 'm', 'p', 'l', 'e', 's',
+	0x0a, 0x04, 0x08, 0x01, 0x10, 0x01,
+	0x1a, 0x02, 0x08, 0x01,
+	0x22, 0x11, 0x08, 0x01, 0x10, 0x01, 0x18, 0x80, 0x20,
+	0x22, 0x02, 0x08, 0x01, 0x22, 0x04, 0x08, 0x01, 0x10, 0x07,
+	0x5a, 0x02, 0x08, 0x01, 0x5a, 0x02, 0x10, 0x01,
+	0x9a, 0x06, 0x03, 'a', 'b', 'c', 0xa0, 0x06, 0x2a,
+};
+/* A sample of 40 location ids not packed: more fields than unpack's 16 on
+ * the stack. */
+static const uint8_t LONG_SAMPLE[] = {
+	0x12, 0x52,
+	0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1,
+	0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1,
+	0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1,
+	0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1,
+	0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1, 0x08, 1,
+	0x10, 0x01,
+};
+
+/* The estimate is what protobuf-c takes at its peak: at least, so that the
+ * allocator's limit never stops a profile the estimate let in; at most an
+ * eighth more (a field given twice, scratch). */
+static void test_decode_cost(void)
+{
+	size_t len, n;
+	uint8_t *one = samples_at(0x1234, 1000, &len), *odd;
+	uint64_t est = pprof_decode_cost(one, len), peak = unpack_peak(one, len);
+
+	CHECK(est >= peak && est <= peak + peak / 8);
+	/* ODD, 30 empty samples (more than 16 fields), LONG_SAMPLE last: its
+	 * scratch is freed when the message it is in is whole. */
+	odd = empty_samples(ODD, sizeof(ODD), 30, &n);
+	odd = xrealloc(odd, n + sizeof(LONG_SAMPLE));
+	memcpy(odd + n, LONG_SAMPLE, sizeof(LONG_SAMPLE));
+	n += sizeof(LONG_SAMPLE);
+	est = pprof_decode_cost(odd, n), peak = unpack_peak(odd, n);
+	CHECK(est >= peak && est <= peak + peak / 8);
+	if (est < peak || est > peak + peak / 8)
+		printf("  estimated %llu bytes, unpack took %llu\n",
+		       (unsigned long long)est, (unsigned long long)peak);
+	free(odd);
+	odd = empty_samples(NULL, 0, 100000, &n);
+	est = pprof_decode_cost(odd, n), peak = unpack_peak(odd, n);
+	CHECK(est >= peak && est <= peak + peak / 8);
+	CHECK(est / n > 50);	/* why counting bytes would not do */
+	CHECK(pprof_decode_cost(odd, n - 1) == UINT64_MAX);	/* cut short */
+	free(odd);
+	free(one);
+}
+
+/* The second line: an allocator held to a limit fails unpack past it and
+ * says so (over), lets it through at the estimate, and is back at 0 when
+ * the profile is freed. */
+static void test_counted_allocator(void)
+{
+	size_t len;
+	uint8_t *buf = samples_at(0x1234, 1000, &len);
+	uint64_t est = pprof_decode_cost(buf, len);
+	Perftools__Profiles__Profile *pf;
+	struct pb_counted c;
+
+	pb_counted_init(&c, est / 2);
+	CHECK(perftools__profiles__profile__unpack(&c.a, len, buf) == NULL);
+	CHECK(c.over && !c.oom && c.at <= est / 2 && c.used == 0);
+	pb_counted_init(&c, est);
+	pf = perftools__profiles__profile__unpack(&c.a, len, buf);
+	CHECK(pf && !c.over && c.used > 0 && c.used <= est);
+	if (pf)
+		perftools__profiles__profile__free_unpacked(pf, &c.a);
+	CHECK(c.used == 0);
+	free(buf);
+}
+
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Two million empty samples: 4 MB of protobuf that protobuf-c would make
+ * 243 MB; refused before it runs, in one line naming the file. */
+static void test_too_large(void)
+{
+	static const uint8_t shape[] = { 0x32, 0x00, 0x0a, 0x00 };
+	struct raw_profile q;
+	char msg[1024];
+	size_t len;
+	uint8_t *buf = empty_samples(shape, sizeof(shape), 2000000, &len);
+	long rss = max_rss_kb();
+	int rc;
+
+	CHECK(pprof_probe_proto(buf, len) == 1);	/* it is shaped as one */
+	raw_init(&q);
+	capture_begin();
+	rc = pprof_import(&q, buf, len, "empty.pb", NULL, PPROF_CALLERS_AUTO);
+	capture_end(msg, sizeof(msg));
+	CHECK(rc == -1 && q.nobjs == 0);
+	CHECK(strstr(msg, "empty.pb: too large: 2000000 samples,") != NULL);
+	CHECK(strstr(msg, "more than 122 MiB (32 bytes a byte of protobuf") != NULL);
+	CHECK(strchr(msg, '\n') == msg + strlen(msg) - 1);
+	CHECK(max_rss_kb() - rss < 64 * 1024);
+	if (strstr(msg, "too large") == NULL)
+		printf("  said: %s", msg);
+	free(buf);
+	raw_free(&q);
+}
+
+/* PGOPROF_PPROF_MAX_MIB sets the limit: 1 MiB refuses a profile of 20,000
+ * samples (3.7 MB decoded), which imports without it. */
+static void test_limit_env(void)
+{
+	struct raw_profile q;
+	char msg[1024];
+	size_t len;
+	uint8_t *buf = samples_at(0x1234, 20000, &len);
+
+	raw_init(&q);
+	setenv("PGOPROF_PPROF_MAX_MIB", "1", 1);
+	capture_begin();
+	CHECK(pprof_import(&q, buf, len, "big.pb", NULL, PPROF_CALLERS_AUTO) == -1);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "big.pb: too large: 20000 samples, 1 locations, 1 functions and 6 strings would take 3 MiB to decode, more than 1 MiB (PGOPROF_PPROF_MAX_MIB)\n") != NULL);
+	setenv("PGOPROF_PPROF_MAX_MIB", "1x", 1);
+	capture_begin();
+	CHECK(pprof_import(&q, buf, len, "big.pb", NULL, PPROF_CALLERS_AUTO) == -1);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "PGOPROF_PPROF_MAX_MIB=1x: give a positive number of MiB") != NULL);
+	unsetenv("PGOPROF_PPROF_MAX_MIB");
+	CHECK(q.nobjs == 0);
+	CHECK(pprof_import(&q, buf, len, "big.pb", NULL, PPROF_CALLERS_AUTO) == 0);
+	CHECK(raw_get_counter(&q, CNT_SAMPLES) == 80000);
+	free(buf);
+	raw_free(&q);
+}
+
 int main(void)
 {
 	int fd;
@@ -301,6 +512,10 @@ int main(void)
 	RUN(test_uncompressed_with_address);
 	RUN(test_symbolized_only_refused);
 	RUN(test_damaged);
+	RUN(test_decode_cost);
+	RUN(test_counted_allocator);
+	RUN(test_too_large);
+	RUN(test_limit_env);
 	if (!getenv("KEEP")) unlink(tmp); else printf("%s\n", tmp);
 	return tests_failed ? 1 : 0;
 }
