@@ -16,8 +16,9 @@ Runs in the project DIR (default: .), whose Makefile includes pgo/pgo.mk:
   2. make pgo-build
   3. make pgo-validate
 and copies into ARTIFACTS (default: pgo-artifacts):
-  the profile and the raw profile, report.md, times.tsv, metrics.txt,
-  verdict.txt, cachegrind.*.out, junit.xml, logs/STEP.log.
+  the profile and the raw profile, mode.log (how the training run was
+  recorded, and why), report.md, times.tsv, metrics.txt, verdict.txt,
+  cachegrind.*.out, junit.xml, logs/STEP.log.
 
   -C DIR           the project directory
   -o ARTIFACTS     where the artifacts go (emptied first)
@@ -25,9 +26,12 @@ and copies into ARTIFACTS (default: pgo-artifacts):
   --install-deps   first install what is missing (apt-get: pgoprof's build
                    dependencies, valgrind); without it nothing is installed
   VAR=VALUE        passed to make, e.g. PGO_RUNS=20 PGOPROF_SUDO=sudo
-                   PGO_GATE=both PGO_TOLERANCE=0.03
+                   PGO_GATE=both PGO_TOLERANCE=0.03 PGO_MODE=exact
 
-pgoprof record needs root: run as root or pass PGOPROF_SUDO=sudo.
+PGO_MODE=auto (pgo.mk's default) samples the training run where the
+machine samples branch stacks or executions, which needs root (run as root
+or pass PGOPROF_SUDO=sudo); elsewhere, and without root, it counts exactly
+under callgrind (valgrind; about 40x slower).
 The gate (PGO_GATE, default auto): the wall time when its interval shows
 a difference, else the cachegrind proxy's instruction count (docs/pgo.md).
 Exit status: 0 validated; 1 the PGO build is a regression (per PGO_GATE);
@@ -74,9 +78,15 @@ case " $* " in *" PGOPROF="*) ;; *)
 		make -C "$TOP" >&2 || die "building pgoprof failed"
 	fi ;;
 esac
+# Without root, auto's probe is refused and the stage counts exactly.
 case " $* " in *" PGOPROF_SUDO="*) ;; *)
-	[ "$(id -u)" -eq 0 ] || [ -n "$profile" ] ||
-		echo "pgo-stage: warning: not root and no PGOPROF_SUDO=sudo: pgoprof record will fail" >&2 ;;
+	if [ "$(id -u)" -ne 0 ] && [ -z "$profile" ]; then
+		case " $* " in
+		*" PGO_MODE=sample "*) echo "pgo-stage: warning: not root and no PGOPROF_SUDO=sudo: pgoprof record will fail" >&2 ;;
+		*" PGO_MODE=exact "*) ;;
+		*) echo "pgo-stage: note: not root and no PGOPROF_SUDO=sudo: PGO_MODE=auto will count exactly under callgrind, not sample" >&2 ;;
+		esac
+	fi ;;
 esac
 
 # ARTIFACTS is emptied: only a new directory or one made by this script.
@@ -91,7 +101,7 @@ art=$(cd "$art" && pwd)
 vars=$(make -s -C "$dir" "$@" pgo-vars 2>"$art/logs/pgo-vars.log") ||
 	{ cat "$art/logs/pgo-vars.log" >&2; die "make pgo-vars failed in $dir: does its Makefile include pgo/pgo.mk?"; }
 var() { printf '%s\n' "$vars" | sed -n "s/^$1=//p" | tail -n 1; }
-raw=$(var PGO_RAW) prof=$(var PGO_PROFILE) rdir=$(var PGO_REPORT_DIR)
+raw=$(var PGO_RAW) prof=$(var PGO_PROFILE) rdir=$(var PGO_REPORT_DIR) modef=$(var PGO_MODE_FILE)
 
 # step NAME: make NAME, output to the terminal and to logs/NAME.log.
 results=
@@ -131,6 +141,7 @@ done
 # Artifacts.
 [ -f "$prof" ] && cp "$prof" "$art/"
 [ -z "$profile" ] && [ -f "$raw" ] && cp "$raw" "$art/"
+[ -z "$profile" ] && [ -f "$modef.log" ] && cp "$modef.log" "$art/mode.log"
 if [ -d "$rdir" ]; then
 	for f in report.md times.tsv metrics.txt verdict.txt; do
 		[ -f "$rdir/$f" ] && cp "$rdir/$f" "$art/"

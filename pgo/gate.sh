@@ -11,7 +11,8 @@
 #             no proxy ran
 # Sets fail (0 or 1), reasons (the regressions found, an array),
 # time_verdict and ir_verdict (one line each for the report; ir_verdict is
-# empty without IR_RATIO).
+# empty without IR_RATIO), and time_dir: faster, slower (the interval
+# excludes 1) or none (it contains 1), for pgo_headline.
 #
 # auto: a time difference that the interval shows (it excludes 1) decides;
 # an inconclusive one (the interval contains 1) leaves it to the
@@ -25,14 +26,14 @@ pgo_gate() {
     limit=$(awk -v t="$tol" 'BEGIN { printf "%.6f", 1 + t }')
     fail=0 reasons=() ir_verdict=
     if _gate_gt "$lo" "$limit"; then
-        time_verdict="slower: the whole CI is above 1 + tolerance ($limit)"
+        time_verdict="slower: the whole CI is above 1 + tolerance ($limit)" time_dir=slower
         case $gate in time|both|auto) fail=1; reasons+=("wall time") ;; esac
     elif _gate_gt 1 "$hi"; then
-        time_verdict="faster: the whole CI is below 1"
+        time_verdict="faster: the whole CI is below 1" time_dir=faster
     elif _gate_gt "$lo" 1; then
-        time_verdict="slower, within the tolerance (CI lower bound $lo <= $limit)"
+        time_verdict="slower, within the tolerance (CI lower bound $lo <= $limit)" time_dir=slower
     else
-        time_verdict="no significant difference (the CI contains 1)"
+        time_verdict="no significant difference (the CI contains 1)" time_dir=none
         sig=0
     fi
     if [ "$strict" = 1 ] && [ $fail = 0 ] && _gate_gt "$hi" "$limit"; then
@@ -49,4 +50,29 @@ pgo_gate() {
     ir|both) fail=1; reasons+=("instructions (Ir)") ;;
     auto) [ $sig = 1 ] || { fail=1; reasons+=("instructions (Ir; wall time inconclusive)"); } ;;
     esac
+}
+
+# pgo_headline LEVEL LO HI MEDIAN [IR_RATIO], after pgo_gate (it reads
+# time_dir): prints the report's first line, the verdict in words: the
+# change in instructions (IR_RATIO, candidate/baseline), then the wall
+# time's, with its LEVEL% interval [LO, HI] of the time ratio.  The point
+# estimate MEDIAN is given only when the interval excludes 1: a "+30%"
+# that the interval beside it contradicts is what a reader remembers.
+pgo_headline() {
+    awk -v level="$1" -v lo="$2" -v hi="$3" -v med="$4" -v ir="${5:-}" -v dir="$time_dir" '
+        function pct(r) { r = (r - 1) * 100; return sprintf("%.1f%%", r < 0 ? -r : r) }
+        function word(r) { return r < 1 ? "less" : "more" }
+        BEGIN {
+            iv = level "% interval: "
+            if (dir == "none")
+                t = "no significant difference (" iv pct(lo) " " word(lo) " to " pct(hi) " " word(hi) ")"
+            else if (dir == "faster")
+                t = pct(med) " less (" iv pct(hi) " to " pct(lo) " less)"
+            else
+                t = pct(med) " more (" iv pct(lo) " to " pct(hi) " more)"
+            if (ir == "") { print "result: the PGO build'"'"'s wall time: " t; exit }
+            d = (ir - 1) * 100
+            i = d <= -0.05 ? sprintf("%.1f%% fewer", -d) : d >= 0.05 ? sprintf("%.1f%% more", d) : "as many"
+            print "result: the PGO build runs " i " instructions; wall time: " t
+        }'
 }

@@ -9,8 +9,10 @@
 #   include path/to/pgoprof/pgo/pgo.mk
 #
 #   make pgo-profile   build with the flags a sample profile needs, run
-#                      PGO_TRAIN under `pgoprof record` (PGO_MODE=exact:
-#                      `pgoprof record --exact`), convert: PGO_PROFILE
+#                      PGO_TRAIN under `pgoprof record` where the machine
+#                      samples branch stacks or executions, else under
+#                      `pgoprof record --exact` (PGO_MODE=auto), convert:
+#                      PGO_PROFILE
 #   make pgo-build     rebuild with the profile (clang -fprofile-sample-use=,
 #                      gcc -fauto-profile=)
 #   make pgo-validate  A/B: the release build against the PGO build,
@@ -19,6 +21,7 @@
 #                      when the time shows no difference, executes more
 #                      instructions (PGO_GATE=auto)
 #   make pgo           all three in order;  make pgo-vars: the settings;
+#   make pgo-mode      which mode PGO_MODE=auto takes here, and why;
 #   make pgo-clean     removes PGO_DIR
 #
 # Full guide: docs/pgo.md.  Example: pgo/examples/Makefile.
@@ -46,19 +49,23 @@ PGO_RELEASE_CFLAGS ?= -O2 -g
 PGO_DIR ?= .pgo
 # Defaults from bench/results/pgo-compare.md and ablation.md (cachegrind Ir
 # against -O2 on SQLite speedtest1, bzip2 and Lua): more samples pay only
-# with profile inference (clang) or with gcc; a line's samples as its count
-# (sum) did best with both compilers, with call counts as call targets for
-# clang and the stack samples for gcc.
+# with profile inference (clang) or with gcc; call counts as call targets
+# for clang and the stack samples for gcc.
 PGO_FREQ ?= 9999
 PGO_PROFI ?= 1
 # PGO_MODE: sample (pgoprof record: samples of the training run, root
-# through PGOPROF_SUDO) or exact (pgoprof record --exact: the exact count
-# of every instruction and call, under valgrind's callgrind: no root, no
-# PMU, the same profile every time, and a training run 20-100x slower).
-PGO_MODE ?= sample
-pgo-mode-check := $(if $(filter-out sample exact,$(PGO_MODE)),$(error pgo.mk: PGO_MODE is '$(PGO_MODE)': give sample or exact))
-PGO_ESTIMATOR_clang ?= sum
-PGO_ESTIMATOR_gcc ?= sum
+# through PGOPROF_SUDO), exact (pgoprof record --exact: the exact count of
+# every instruction and call, under valgrind's callgrind: no root, no PMU,
+# the same profile every time, and a training run about 40x slower), or
+# auto: sample where PGO_PROBE finds branch stacks or an event proportional
+# to executions, else exact (pgo/mode.sh: the rule, and why).
+PGO_MODE ?= auto
+pgo-mode-check := $(if $(filter-out auto sample exact,$(PGO_MODE)),$(error pgo.mk: PGO_MODE is '$(PGO_MODE)': give auto, sample or exact))
+# Empty: pgoprof convert's own choice, which follows the profile's signal
+# (time, executions, branch records, exact counts); a value is passed as
+# --estimator.
+PGO_ESTIMATOR_clang ?=
+PGO_ESTIMATOR_gcc ?=
 PGO_CALL_TARGETS_clang ?= calls
 PGO_CALL_TARGETS_gcc ?= stack
 PGO_RUNS ?= 10
@@ -76,6 +83,14 @@ PGO_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 # pgoprof from the checkout this file is in, else from PATH.
 PGOPROF ?= $(if $(wildcard $(PGO_MK_DIR)/../pgoprof),$(abspath $(PGO_MK_DIR)/../pgoprof),pgoprof)
 PGO_VALIDATE_SH ?= $(abspath $(PGO_MK_DIR)/validate.sh)
+PGO_MODE_SH ?= $(abspath $(PGO_MK_DIR)/mode.sh)
+# What the machine samples: one word, lbr, exec or stack (pgoprof-record(1)).
+PGO_PROBE ?= $(PGOPROF_SUDO) $(PGOPROF) record --probe
+# pgo-mode writes the mode it took here; pgo-profile reads it when its
+# recipe is expanded, after pgo-mode ran, so the probe runs once per
+# pgo-profile and never while make parses.
+PGO_MODE_FILE ?= $(PGO_DIR)/mode
+pgo-mode-used = $(if $(filter auto,$(PGO_MODE)),$(shell cat '$(PGO_MODE_FILE)' 2>/dev/null),$(PGO_MODE))
 
 # In PGO_TRAIN, PGO_VALIDATE_CMD and PGO_PROXY_CMD: the binary under test.
 # These commands run under sh with PGO_BINARY in the environment.
@@ -97,9 +112,11 @@ PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
 PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
-PGO_FORMAT_clang = --format llvm-extbinary --estimator $(PGO_ESTIMATOR_clang) --call-targets $(PGO_CALL_TARGETS_clang)
-PGO_FORMAT_gcc = --format afdo --estimator $(PGO_ESTIMATOR_gcc) --call-targets $(PGO_CALL_TARGETS_gcc) $(if $(PGO_GCC_VERSION),--gcc-version $(PGO_GCC_VERSION))
-PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(PGO_MODE)),_exact))
+# $(call pgo-opt,--option,VALUE): " --option VALUE", nothing when VALUE is empty.
+pgo-opt = $(if $(strip $(2)), $(1) $(strip $(2)))
+PGO_FORMAT_clang = --format llvm-extbinary$(call pgo-opt,--estimator,$(PGO_ESTIMATOR_clang)) --call-targets $(PGO_CALL_TARGETS_clang)
+PGO_FORMAT_gcc = --format afdo$(call pgo-opt,--estimator,$(PGO_ESTIMATOR_gcc)) --call-targets $(PGO_CALL_TARGETS_gcc)$(call pgo-opt,--gcc-version,$(PGO_GCC_VERSION))
+PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(pgo-mode-used)),_exact))
 PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER))
 
 PGO_NAME = $(notdir $(PGO_PROGRAM))
@@ -119,8 +136,20 @@ define pgo-run-build
 	@test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; }
 endef
 
+# After the profile: one line when pgoprof record lowered the rate asked
+# (META sample_freq_requested beside sample_freq, docs/raw-format.md), as
+# it does when sampling would take too much of each CPU.
+define pgo-rate-note
+awk '$$1 == "meta" && $$2 == "sample_freq_requested" { asked = $$4 } \
+	$$1 == "meta" && $$2 == "sample_freq" { got = $$4 } \
+	$$1 == "counter" && $$2 == "samples.taken" { n = $$4 } \
+	$$1 != "meta" && $$1 != "counter" && $$1 != "#" { exit } \
+	END { if (asked != "" && got != "" && asked + 0 != got + 0) \
+	printf "pgo.mk: pgoprof record sampled at %s Hz, not the %s Hz asked (PGO_FREQ): more would have taken too much of each CPU here; %s samples in all: a longer training run or a quieter machine gives more\n", got, asked, n }'
+endef
+
 # ---- targets ----------------------------------------------------------------
-.PHONY: pgo pgo-profile pgo-build pgo-validate pgo-release pgo-vars pgo-clean
+.PHONY: pgo pgo-profile pgo-build pgo-validate pgo-release pgo-vars pgo-clean pgo-mode
 
 # Goals named together run in this order, also under make -j.  The build
 # settings are `private`: prerequisites do not inherit them.
@@ -130,13 +159,19 @@ pgo-validate: $(filter pgo-profile pgo-build,$(MAKECMDGOALS)) pgo-release
 
 pgo-profile: private PGO_OUT = $(abspath $(PGO_DIR)/sampled)
 pgo-profile: private PGO_CFLAGS = $(PGO_RELEASE_CFLAGS) $(filter-out $(PGO_RELEASE_CFLAGS),$(PGO_SAMPLE_CFLAGS))
-pgo-profile:
+pgo-profile: pgo-mode
+	@test -n '$(pgo-mode-used)' || { echo "pgo.mk: no mode in $(PGO_MODE_FILE)" >&2; exit 1; }
 	$(pgo-run-build)
-	$(PGO_RECORD_$(PGO_MODE)) -o $(PGO_RAW) -- \
+	$(PGO_RECORD_$(pgo-mode-used)) -o $(PGO_RAW) -- \
 		env PGO_BINARY=$(PGO_SAMPLED) sh -c $(call pgo-q,$(PGO_TRAIN))
 	$(PGOPROF) convert $(PGO_RAW) --binary $(PGO_SAMPLED) $(PGO_FORMAT_$(PGO_COMPILER)) -o $(PGO_PROFILE)
 	@echo "pgo.mk: profile $(PGO_PROFILE); hottest functions (name:samples:head):"
 	@$(PGOPROF) show $(PGO_PROFILE) | grep -v '^ ' | head -n 5 | sed 's/^/  /'
+	@$(PGOPROF) show $(PGO_RAW) | $(pgo-rate-note)
+
+# The probe runs under make -n too (+): the commands it prints depend on it.
+pgo-mode:
+	+@mkdir -p $(PGO_DIR) && sh $(PGO_MODE_SH) -o $(PGO_MODE_FILE) $(PGO_MODE) $(call pgo-q,$(PGO_PROBE))
 
 # The profile is an input that make cannot see: the PGO build starts clean.
 pgo-build: private PGO_OUT = $(abspath $(PGO_DIR)/pgo)
@@ -169,7 +204,8 @@ pgo-vars:
 		'PGO_USE_CFLAGS=$(PGO_USE_CFLAGS)' 'PGO_DIR=$(abspath $(PGO_DIR))' \
 		'PGO_RAW=$(abspath $(PGO_RAW))' 'PGO_PROFILE=$(abspath $(PGO_PROFILE))' \
 		'PGO_BASELINE=$(abspath $(PGO_BASELINE))' 'PGO_CANDIDATE=$(abspath $(PGO_CANDIDATE))' \
-		'PGO_REPORT_DIR=$(abspath $(PGO_REPORT_DIR))' 'PGOPROF=$(PGOPROF)' 'PGO_MODE=$(PGO_MODE)'
+		'PGO_REPORT_DIR=$(abspath $(PGO_REPORT_DIR))' 'PGOPROF=$(PGOPROF)' 'PGO_MODE=$(PGO_MODE)' \
+		'PGO_MODE_FILE=$(abspath $(PGO_MODE_FILE))' 'PGO_MODE_USED=$(pgo-mode-used)'
 
 pgo-clean:
 	$(if $(strip $(PGO_DIR)),rm -rf -- $(PGO_DIR))

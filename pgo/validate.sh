@@ -15,9 +15,10 @@ Usage: $0 [OPTIONS] --baseline BIN --candidate BIN [--] COMMAND
 
 Runs the baseline and the candidate interleaved RUNS times each, in pairs
 whose order alternates (AB BA AB ...), after WARMUP untimed pairs, and
-reports median, min, max and spread (IQR/median) of the wall times, the
-median of the per-pair time ratios candidate/baseline with a
-distribution-free confidence interval (order statistics), and the speedup.
+reports the verdict in words first (instructions, then wall time with its
+interval), then median, min, max and spread (IQR/median) of the wall
+times, and the median of the per-pair time ratios candidate/baseline with
+a distribution-free confidence interval (order statistics).
 
 First form: COMMAND is one shell command (sh -c) that runs the program as
 "\$PGO_BINARY"; it runs once with PGO_BINARY=BIN of each side.  In this form
@@ -242,16 +243,18 @@ f4() { awk -v x="$1" 'BEGIN { printf "%.4f", x }'; }
 
 report() {
     [ -z "$title" ] || { echo "## $title"; echo; }
+    pgo_headline "${S[ci_level]}" "$lo" "$hi" "${S[ratio_median]}" "${S[ir_ratio]:-}"
+    echo
     [ -z "${cmd:-}" ] || { echo "command: $(mdcmd "$cmd") with \`\$PGO_BINARY\` = each binary"; echo; }
     echo "| | binary / command | runs | median s | min s | max s | spread (IQR/median) |"
     echo "|---|---|---:|---:|---:|---:|---:|"
     echo "| baseline | $(mdcmd "$base_label") | $runs | $(f4 "${S[base_median]}") | $(f4 "${S[base_min]}") | $(f4 "${S[base_max]}") | ${S[base_iqr_pct]}% |"
     echo "| candidate | $(mdcmd "$cand_label") | $runs | $(f4 "${S[cand_median]}") | $(f4 "${S[cand_min]}") | $(f4 "${S[cand_max]}") | ${S[cand_iqr_pct]}% |"
     echo
-    echo "ratio of medians (candidate/baseline): $(f4 "${S[ratio_of_medians]}")"
-    echo "speedup (baseline/candidate - 1): $(spd "${S[ratio_of_medians]}")"
-    echo "per-pair time ratio (candidate/baseline, $runs interleaved pairs): median $(f4 "${S[ratio_median]}"), ${S[ci_level]}% CI [$(f4 "$lo"), $(f4 "$hi")] (order statistics ${S[ci_k]} and $((runs + 1 - S[ci_k])) of $runs, distribution-free)"
-    echo "speedup from the per-pair ratios: $(spd "${S[ratio_median]}") (CI $(spd "$hi") .. $(spd "$lo"))"
+    # The interval first; the point estimates are details (the headline
+    # gives one only when the interval excludes 1).
+    echo "per-pair time ratio (candidate/baseline, $runs interleaved pairs): ${S[ci_level]}% CI [$(f4 "$lo"), $(f4 "$hi")] (order statistics ${S[ci_k]} and $((runs + 1 - S[ci_k])) of $runs, distribution-free); median $(f4 "${S[ratio_median]}")"
+    echo "details: ratio of the medians $(f4 "${S[ratio_of_medians]}") (ignores the pairing)"
     awk -v l="${S[ci_level]}" -v w="$level" 'BEGIN { if (l + 0.05 < w) printf "note: %d pairs give at most %.1f%% confidence; run more for %s%%\n", '"$runs"', l, w }'
     if [ -n "$proxy" ]; then
         echo
