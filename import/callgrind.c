@@ -49,8 +49,12 @@ struct plt_call {
 	uint64_t count;
 };
 
+/* A name compression table: ID -> name.  The names point into the text
+ * of the file being read, never copies: a spec that defines an ID again
+ * ("cob=(1) b" after "ob=(1) a": ob= and cob= share a table) then cannot
+ * free the name that ob= still refers to. */
 struct names {
-	char **v;
+	const char **v;
 	size_t n;
 };
 
@@ -183,8 +187,9 @@ static struct where locate(struct cg_read *r, const char *ob, uint64_t addr)
 /* ---- lines ---- */
 
 /* A name spec's value: "(ID) name" defines ID, "(ID)" refers to it,
- * "name" is uncompressed.  NULL after a message if malformed. */
-static const char *name_of(struct cg_read *r, struct names *t, char *v)
+ * "name" is uncompressed.  The name is in v (the file's text, which
+ * outlives the read); NULL after a message if malformed. */
+static const char *name_of(struct cg_read *r, struct names *t, const char *v)
 {
 	char *end;
 	unsigned long id;
@@ -207,8 +212,7 @@ static const char *name_of(struct cg_read *r, struct names *t, char *v)
 		memset(t->v + n, 0, (t->n - n) * sizeof(*t->v));
 	}
 	if (*v) {
-		free(t->v[id]);
-		t->v[id] = xstrdup(v);
+		t->v[id] = v;
 	} else if (!t->v[id]) {
 		fail(r, "name ID %lu is used before it is defined", id);
 		return NULL;
@@ -516,11 +520,8 @@ static void read_free(struct cg_read *r)
 {
 	struct names *t[] = { &r->obs, &r->fls, &r->fns };
 
-	for (size_t k = 0; k < ARRAY_SIZE(t); k++) {
-		for (size_t i = 0; i < t[k]->n; i++)
-			free(t[k]->v[i]);
+	for (size_t k = 0; k < ARRAY_SIZE(t); k++)
 		free(t[k]->v);
-	}
 	for (size_t i = 0; i < r->nin; i++)
 		free(r->in[i].stub);
 	for (size_t i = 0; i < r->nout; i++)

@@ -127,6 +127,27 @@ static void test_plt(void)
 	raw_free(&p);
 }
 
+/* Issue 27, finding 1: "cob=(1) b" defines ID 1 again (ob= and cob=
+ * share a table) while ob= still refers to the name it had; the cost
+ * line then looks ob= up.  ASan: heap-use-after-free in get_file() when
+ * a redefinition freed that name.  ob= keeps naming /x/spin; fn= (read
+ * by the call) keeps g after cfn= redefines ID 2, and fl= IDs are
+ * redefined too. */
+static void test_name_redefined(void)
+{
+	static const char in[] =
+		"# callgrind format\npositions: instr\nevents: Ir\n"
+		"ob=(1) /x/spin\nfn=(1) f\ncob=(1) /x/args\n0x1130 1\n"
+		"fl=(1) a.c\nfn=(2) g\nfl=(1) b.c\ncfn=(2) h\n"
+		"calls=1 0x2000\n0x1134 9\n0x1138 2\n";
+	struct raw_profile p;
+
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.no_file") == 3);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == 1);
+	raw_free(&p);
+}
+
 /* Each bad input: -1 and no crash (messages go to stderr). */
 static void test_bad_input(void)
 {
@@ -171,6 +192,7 @@ int main(void)
 	close(fd);
 	RUN(test_counts_and_calls);
 	RUN(test_plt);
+	RUN(test_name_redefined);
 	RUN(test_bad_input);
 	free(segs);
 	return tests_failed != 0;
