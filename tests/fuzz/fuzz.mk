@@ -20,7 +20,8 @@ FUZZ_TIME ?= 60
 FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline pprof
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
-FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 
 # Each target links the layers' archives (layers.mk) of its object tree;
