@@ -293,7 +293,7 @@ static void add_branch(struct callgrind *cg, struct where from,
 		raw_add_branch(&cg->p->objs[from.obj], from.off, to.obj, to.off,
 			       count);
 	else
-		cg->branches_unattr += count;
+		cg->branches_unattr = sat_add64(cg->branches_unattr, count);
 }
 
 /* A cost line: an instruction's count; or, after calls=, the call's own
@@ -329,9 +329,9 @@ static int cost_line(struct cg_read *r, char *s)
 		return 0;
 	if (w.ok) {
 		raw_add_range(&r->cg->p->objs[w.obj], w.off, w.off, ir);
-		r->cg->instructions += ir;
+		r->cg->instructions = sat_add64(r->cg->instructions, ir);
 	} else {
-		r->cg->unattr[w.why] += ir;
+		r->cg->unattr[w.why] = sat_add64(r->cg->unattr[w.why], ir);
 	}
 	return 0;
 }
@@ -483,9 +483,21 @@ static int cmp_plt(const void *a, const void *b)
 	return strcmp(x->stub, y->stub);
 }
 
+/* part/total of count, rounded down (part <= total, total > 0).  In
+ * double: the product can need 128 bits.  A double of 2^64 - 1 is 2^64,
+ * which no uint64_t holds (and casting it is UB). */
+static uint64_t share(uint64_t count, uint64_t part, uint64_t total)
+{
+	double x = (double)count * ((double)part / (double)total);
+
+	return x >= 0x1p64 ? UINT64_MAX : (uint64_t)x;
+}
+
 /* Each call into a PLT stub goes on to the stub's callees, its count
  * shared in proportion to theirs (the last takes the rounding), so that
- * the call site names the function it reached. */
+ * the call site names the function it reached.  Callees called 0 times
+ * in all give no proportion: the calls are unattributed, as are those
+ * of a stub that never left. */
 static void join_plt(struct cg_read *r)
 {
 	sort(r->out, r->nout, sizeof(*r->out), cmp_plt);
@@ -493,20 +505,22 @@ static void join_plt(struct cg_read *r)
 		const struct plt_call *c = &r->in[i];
 		struct plt_call *o = r->nout ? bsearch(c, r->out, r->nout,
 						     sizeof(*r->out), cmp_plt) : NULL;
-		size_t a, b;
+		size_t a = 0, b = 0;
 		uint64_t total = 0, left = c->count;
 
-		if (!o) {	/* a stub never left: nothing reached */
-			r->cg->branches_unattr += c->count;
+		if (o) {
+			for (a = (size_t)(o - r->out); a > 0 && !cmp_plt(&r->out[a - 1], c); a--)
+				;
+			for (b = (size_t)(o - r->out); b < r->nout && !cmp_plt(&r->out[b], c); b++)
+				total = sat_add64(total, r->out[b].count);
+		}
+		if (!total) {	/* nothing reached, that we know of */
+			r->cg->branches_unattr = sat_add64(r->cg->branches_unattr, c->count);
 			continue;
 		}
-		for (a = (size_t)(o - r->out); a > 0 && !cmp_plt(&r->out[a - 1], c); a--)
-			;
-		for (b = (size_t)(o - r->out); b < r->nout && !cmp_plt(&r->out[b], c); b++)
-			total += r->out[b].count;
 		for (size_t k = a; k < b; k++) {
 			uint64_t n = k + 1 == b ? left :
-				(uint64_t)((double)c->count * (double)r->out[k].count / (double)total);
+				share(c->count, r->out[k].count, total);
 
 			n = n > left ? left : n;
 			left -= n;

@@ -148,6 +148,65 @@ static void test_name_redefined(void)
 	raw_free(&p);
 }
 
+/* Issue 27, finding 6: counts add up saturating, as the other importers
+ * do (2^64-1 + 2^64-1 + 5 once gave 3), in each counter. */
+static void test_counts_saturate(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfn=(1) main\n"
+		 "%#llx 1 18446744073709551615\n+1 1 18446744073709551615\n+1 1 5\n"
+		 "ob=(2) ???\nfn=(2) x\n0x10 1 18446744073709551615\n0x11 1 7\n"
+		 "cfn=(3) 0x0000000000109040 [PLT]\ncalls=18446744073709551615 0x109040 0\n0x12 1 0\n"
+		 "cfn=(3)\ncalls=3 0x109040 0\n0x12 1 0\n",
+		 header, self, (unsigned long long)text);
+	CHECK(import(&p, buf) == 0);
+	CHECK(raw_get_counter(&p, "instructions") == UINT64_MAX);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == UINT64_MAX);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == UINT64_MAX);
+	raw_free(&p);
+}
+
+/* Issue 27, finding 6: a PLT stub whose callees were all called 0 times
+ * gives no proportion to share its callers' calls by (0/0, then NaN cast
+ * to an integer: UBSan with -fsanitize=float-cast-overflow): they count
+ * as unattributed.  And a share of 2^64-1 calls (by two callees called
+ * 2^64-1 times each), which is 2^64 as a double, stays in range. */
+static void test_plt_zero_calls(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+	const struct raw_object *o;
+
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfn=(1) main\n%#llx 10 10\n"
+		 "cob=(2) ???\ncfn=(2) 0x0000000000109040 [PLT]\ncalls=10 0x109040 0\n* * 900\n"
+		 "cob=(2)\ncfn=(5) 0x0000000000109050 [PLT]\ncalls=18446744073709551615 0x109050 0\n+4 * 900\n"
+		 "ob=(2)\nfn=(2)\n0x109040 0 10\n"
+		 "cob=(1)\ncfn=(3) resolver\ncalls=0 %#llx 0\n0x109040 0 50\n"
+		 "cob=(1)\ncfn=(4) strlen\ncalls=0 %#llx 0\n0x109040 0 90\n"
+		 "fn=(5)\n0x109050 0 10\n"
+		 "cob=(1)\ncfn=(3)\ncalls=18446744073709551615 %#llx 0\n0x109050 0 90\n"
+		 "cob=(1)\ncfn=(4)\ncalls=18446744073709551615 %#llx 0\n0x109050 0 90\n",
+		 header, self, (unsigned long long)text,
+		 (unsigned long long)text + 0x10, (unsigned long long)text + 0x20,
+		 (unsigned long long)text + 0x10, (unsigned long long)text + 0x20);
+	CHECK(import(&p, buf) == 0);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == 10);
+	CHECK(p.nobjs == 1);
+	if (p.nobjs != 1)
+		return;
+	o = &p.objs[0];
+	/* the first callee of the two (in an order not fixed) takes all */
+	CHECK(o->nbranches == 1 && o->branches[0].from == off_of(text + 4) &&
+	      (o->branches[0].to == off_of(text + 0x10) ||
+	       o->branches[0].to == off_of(text + 0x20)) &&
+	      o->branches[0].count == UINT64_MAX);
+	raw_free(&p);
+}
+
 /* Each bad input: -1 and no crash (messages go to stderr). */
 static void test_bad_input(void)
 {
@@ -193,6 +252,8 @@ int main(void)
 	RUN(test_counts_and_calls);
 	RUN(test_plt);
 	RUN(test_name_redefined);
+	RUN(test_counts_saturate);
+	RUN(test_plt_zero_calls);
 	RUN(test_bad_input);
 	free(segs);
 	return tests_failed != 0;
