@@ -187,19 +187,23 @@ static struct where locate(struct cg_read *r, const char *ob, uint64_t addr)
 /* ---- lines ---- */
 
 /* A name spec's value: "(ID) name" defines ID, "(ID)" refers to it,
- * "name" is uncompressed.  The name is in v (the file's text, which
- * outlives the read); NULL after a message if malformed. */
+ * anything else is an uncompressed name, "(below main)" too
+ * (--compress-strings=no; callgrind_annotate reads them so).  The name is
+ * in v (the file's text, which outlives the read); NULL after a message
+ * if malformed. */
 static const char *name_of(struct cg_read *r, struct names *t, const char *v)
 {
 	char *end;
 	unsigned long id;
 
-	if (*v != '(')
+	if (v[0] != '(' || v[1] < '0' || v[1] > '9')
 		return v;
 	errno = 0;
 	id = strtoul(v + 1, &end, 10);
-	if (end == v + 1 || *end != ')' || errno || id >= MAX_NAME_ID) {
-		fail(r, "bad name ID in '%s'", v);
+	if (*end != ')' || (end[1] && end[1] != ' '))
+		return v;
+	if (errno || id >= MAX_NAME_ID) {
+		fail(r, "name ID too large in '%s'", v);
 		return NULL;
 	}
 	v = end + 1;

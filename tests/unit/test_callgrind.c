@@ -148,6 +148,21 @@ static void test_name_redefined(void)
 	raw_free(&p);
 }
 
+/* Names in parentheses that are no "(ID)" are names: valgrind
+ * --compress-strings=no writes "fn=(below main)". */
+static void test_uncompressed_parens(void)
+{
+	static const char in[] =
+		"# callgrind format\npositions: instr\nevents: Ir\n"
+		"ob=???\nfn=(below main)\n0x10 1\nfn=(2)x\n0x14 2\n"
+		"fn=(3) (below main)\n0x18 4\nfn=(3)\n0x1c 8\n";
+	struct raw_profile p;
+
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == 15);
+	raw_free(&p);
+}
+
 /* Issue 27, finding 6: counts add up saturating, as the other importers
  * do (2^64-1 + 2^64-1 + 5 once gave 3), in each counter. */
 static void test_counts_saturate(void)
@@ -214,6 +229,7 @@ static void test_bad_input(void)
 		"positions: line\nevents: Ir\nfn=main\n10 5\n",	/* no --dump-instr */
 		"positions: instr line\nevents: Dr\nfn=main\n0x10 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=(7)\n0x10 1 5\n",	/* ID before use */
+		"positions: instr line\nevents: Ir\nfn=(99999999) f\n0x10 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=main\nzz 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=main\n0x10\n",	/* one position */
 		"positions: instr line\nevents: Ir\nfn=main\n0x10 1 x\n",
@@ -252,6 +268,7 @@ int main(void)
 	RUN(test_counts_and_calls);
 	RUN(test_plt);
 	RUN(test_name_redefined);
+	RUN(test_uncompressed_parens);
 	RUN(test_counts_saturate);
 	RUN(test_plt_zero_calls);
 	RUN(test_bad_input);
