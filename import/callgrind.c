@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_NAME_ID (1u << 24)	/* name compression IDs above are garbage */
@@ -106,6 +107,24 @@ static int valgrind_object(const char *path)
 	return !strncmp(b ? b + 1 : path, "vgpreload_", 10);
 }
 
+/* Open path (from the input) only if it is a regular file: opening a
+ * device can do something (a tape rewinds, a watchdog starts) and a FIFO
+ * is someone else's.  Returns 0 with *fd open, or -1 with *fd = -1. */
+static int regular_file(const char *path, int *fd)
+{
+	struct stat st;
+
+	*fd = -1;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd >= 0 && (fstat(*fd, &st) || !S_ISREG(st.st_mode))) {
+		close(*fd);	/* replaced since stat() */
+		*fd = -1;
+	}
+	return *fd >= 0 ? 0 : -1;
+}
+
 /* The object of the ELF file at path: its build-ID, else the MD5 of its
  * bytes; and its PT_LOAD segments. */
 static void open_file(struct callgrind *cg, struct cg_file *f)
@@ -124,8 +143,7 @@ static void open_file(struct callgrind *cg, struct cg_file *f)
 		f->why = R_VALGRIND;
 		return;
 	}
-	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0)
+	if (!regular_file(f->path, &fd))
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF &&
 	    (f->nsegs = elf_load_segments(elf, &f->segs)) > 0) {

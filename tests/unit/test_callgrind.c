@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char self[PATH_MAX];
@@ -163,6 +165,32 @@ static void test_uncompressed_parens(void)
 	raw_free(&p);
 }
 
+/* ob= naming a FIFO (or a device) is not even opened: opening a FIFO
+ * releases a writer waiting for a reader (then reading it would take its
+ * bytes), opening a device can act (a watchdog starts).  inotify sees
+ * every open.  Its costs count as no_file. */
+static void test_special_file(void)
+{
+	char dir[] = "/tmp/test_callgrind.XXXXXX", fifo[64], in[256];
+	struct inotify_event ev[4];
+	struct raw_profile p;
+	int in_fd = inotify_init1(IN_NONBLOCK);
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(in_fd >= 0 && inotify_add_watch(in_fd, fifo, IN_OPEN) >= 0);
+	snprintf(in, sizeof(in), "positions: instr\nevents: Ir\nob=%s\nfn=f\n0x1000 5\n",
+		 fifo);
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.no_file") == 5);
+	CHECK(read(in_fd, ev, sizeof(ev)) == -1);	/* no IN_OPEN */
+	raw_free(&p);
+	close(in_fd);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* Issue 27, finding 6: counts add up saturating, as the other importers
  * do (2^64-1 + 2^64-1 + 5 once gave 3), in each counter. */
 static void test_counts_saturate(void)
@@ -269,6 +297,7 @@ int main(void)
 	RUN(test_plt);
 	RUN(test_name_redefined);
 	RUN(test_uncompressed_parens);
+	RUN(test_special_file);
 	RUN(test_counts_saturate);
 	RUN(test_plt_zero_calls);
 	RUN(test_bad_input);
