@@ -6,8 +6,9 @@
 # Usage: tests/fuzz/seeds.sh
 # Needs: ./pgoprof (built by 'make' if missing), clang-16, llvm-profdata-16;
 # lld for the aarch64 seed;
-# uses when there: perf (perf.data seeds), root (a BPF recording),
-# tests/lbrsynth (a branch-record raw profile and perf.data, no root).
+# uses when there: perf (perf.data and perf script seeds), root (a BPF
+# recording), tests/lbrsynth (a branch-record raw profile and perf.data,
+# no root), valgrind (callgrind seeds: pgoprof record --exact).
 # A seed that cannot be made is left out with a note on stderr.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +27,7 @@ put() {
 }
 
 mkdir -p "$W"
-for t in raw perfdata elf llvm_text llvm_extbinary afdo cmdline pprof; do
+for t in $(make -s --no-print-directory -C "$TOP" -f tests/fuzz/fuzz.mk fuzz-targets); do
 	mkdir -p "$CORPUS/$t"
 done
 cd "$W" || exit 1
@@ -123,6 +124,52 @@ if command -v perf >/dev/null && [ -f prog ]; then
 	done
 else
 	note "no perf: perf.data seeds only from lbrsynth"
+fi
+
+# ---- perf script text: of the perf.data above, with the fields of
+# pgoprof-import(1) and llvm-profgen's; perf script may die now and then
+# (tests/integration/perfscript.sh): once more ----
+pscript() { # PERF.DATA OUT PERF-SCRIPT-ARGS...
+	in=$1 out=$2; shift 2
+	[ -f "$in" ] || return 0
+	for try in 1 2; do
+		perf script -i "$in" "$@" >"$out" 2>>perf.log && { put perfscript "$out"; return 0; }
+	done
+	note "perf script -i $in $* failed (perf.log)"
+}
+if command -v perf >/dev/null; then
+	pscript fp.data fp.txt -F pid,tid,ip,sym,dso --show-mmap-events --show-task-events
+	pscript two.data two.txt -F comm,pid,tid,time,period,event,ip,sym,dso \
+		--show-mmap-events --show-task-events --header
+	pscript plain.data plain.txt -F ip,sym,dso --show-mmap-events
+	pscript mmap-buildid.data buildid.txt -F pid,ip,dso --show-mmap-events
+	pscript lbr.perf.data lbr.txt -F ip,brstack --show-mmap-events
+	pscript lbr.perf.data lbr-fields.txt -F pid,tid,event,ip,sym,dso,brstack --show-mmap-events
+fi
+
+# ---- callgrind output: pgoprof record --exact of prog, one process, two
+# (fork) and two threads, each file a seed; and valgrind's other layouts
+# (jumps, lines, no compression) ----
+if [ -x "$PGOPROF" ] && command -v valgrind >/dev/null && [ -f prog ]; then
+	for how in single fork thread; do
+		"$PGOPROF" record --exact -q --callgrind-out cg-$how -o cg-$how.raw \
+			-- ./prog 2000 $how >/dev/null 2>>exact.log ||
+			note "pgoprof record --exact ./prog 2000 $how failed (exact.log)"
+		k=0
+		for f in cg-$how/callgrind.out.*; do
+			k=$((k + 1))
+			put callgrind "$f" $how-$k.out
+		done
+	done
+	vg() { # OUT VALGRIND-OPTIONS...
+		out=$1; shift
+		valgrind -q --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" \
+			"$@" ./prog 500 >/dev/null 2>>exact.log && put callgrind "$out"
+	}
+	vg jumps.out --collect-jumps=yes
+	vg plain.out --compress-strings=no --compress-pos=no --dump-line=no
+else
+	note "no valgrind (or no pgoprof): no callgrind seeds"
 fi
 
 # pgoprof import's raw profiles (its output is a raw profile like any other)
