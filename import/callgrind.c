@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_NAME_ID (1u << 24)	/* name compression IDs above are garbage */
@@ -49,8 +50,12 @@ struct plt_call {
 	uint64_t count;
 };
 
+/* A name compression table: ID -> name.  The names point into the text
+ * of the file being read, never copies: a spec that defines an ID again
+ * ("cob=(1) b" after "ob=(1) a": ob= and cob= share a table) then cannot
+ * free the name that ob= still refers to. */
 struct names {
-	char **v;
+	const char **v;
 	size_t n;
 };
 
@@ -102,6 +107,24 @@ static int valgrind_object(const char *path)
 	return !strncmp(b ? b + 1 : path, "vgpreload_", 10);
 }
 
+/* Open path (from the input) only if it is a regular file: opening a
+ * device can do something (a tape rewinds, a watchdog starts) and a FIFO
+ * is someone else's.  Returns 0 with *fd open, or -1 with *fd = -1. */
+static int regular_file(const char *path, int *fd)
+{
+	struct stat st;
+
+	*fd = -1;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd >= 0 && (fstat(*fd, &st) || !S_ISREG(st.st_mode))) {
+		close(*fd);	/* replaced since stat() */
+		*fd = -1;
+	}
+	return *fd >= 0 ? 0 : -1;
+}
+
 /* The object of the ELF file at path: its build-ID, else the MD5 of its
  * bytes; and its PT_LOAD segments. */
 static void open_file(struct callgrind *cg, struct cg_file *f)
@@ -120,8 +143,7 @@ static void open_file(struct callgrind *cg, struct cg_file *f)
 		f->why = R_VALGRIND;
 		return;
 	}
-	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0)
+	if (!regular_file(f->path, &fd))
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF &&
 	    (f->nsegs = elf_load_segments(elf, &f->segs)) > 0) {
@@ -183,18 +205,23 @@ static struct where locate(struct cg_read *r, const char *ob, uint64_t addr)
 /* ---- lines ---- */
 
 /* A name spec's value: "(ID) name" defines ID, "(ID)" refers to it,
- * "name" is uncompressed.  NULL after a message if malformed. */
-static const char *name_of(struct cg_read *r, struct names *t, char *v)
+ * anything else is an uncompressed name, "(below main)" too
+ * (--compress-strings=no; callgrind_annotate reads them so).  The name is
+ * in v (the file's text, which outlives the read); NULL after a message
+ * if malformed. */
+static const char *name_of(struct cg_read *r, struct names *t, const char *v)
 {
 	char *end;
 	unsigned long id;
 
-	if (*v != '(')
+	if (v[0] != '(' || v[1] < '0' || v[1] > '9')
 		return v;
 	errno = 0;
 	id = strtoul(v + 1, &end, 10);
-	if (end == v + 1 || *end != ')' || errno || id >= MAX_NAME_ID) {
-		fail(r, "bad name ID in '%s'", v);
+	if (*end != ')' || (end[1] && end[1] != ' '))
+		return v;
+	if (errno || id >= MAX_NAME_ID) {
+		fail(r, "name ID too large in '%s'", v);
 		return NULL;
 	}
 	v = end + 1;
@@ -207,8 +234,7 @@ static const char *name_of(struct cg_read *r, struct names *t, char *v)
 		memset(t->v + n, 0, (t->n - n) * sizeof(*t->v));
 	}
 	if (*v) {
-		free(t->v[id]);
-		t->v[id] = xstrdup(v);
+		t->v[id] = v;
 	} else if (!t->v[id]) {
 		fail(r, "name ID %lu is used before it is defined", id);
 		return NULL;
@@ -289,7 +315,7 @@ static void add_branch(struct callgrind *cg, struct where from,
 		raw_add_branch(&cg->p->objs[from.obj], from.off, to.obj, to.off,
 			       count);
 	else
-		cg->branches_unattr += count;
+		cg->branches_unattr = sat_add64(cg->branches_unattr, count);
 }
 
 /* A cost line: an instruction's count; or, after calls=, the call's own
@@ -325,9 +351,9 @@ static int cost_line(struct cg_read *r, char *s)
 		return 0;
 	if (w.ok) {
 		raw_add_range(&r->cg->p->objs[w.obj], w.off, w.off, ir);
-		r->cg->instructions += ir;
+		r->cg->instructions = sat_add64(r->cg->instructions, ir);
 	} else {
-		r->cg->unattr[w.why] += ir;
+		r->cg->unattr[w.why] = sat_add64(r->cg->unattr[w.why], ir);
 	}
 	return 0;
 }
@@ -479,9 +505,21 @@ static int cmp_plt(const void *a, const void *b)
 	return strcmp(x->stub, y->stub);
 }
 
+/* part/total of count, rounded down (part <= total, total > 0).  In
+ * double: the product can need 128 bits.  A double of 2^64 - 1 is 2^64,
+ * which no uint64_t holds (and casting it is UB). */
+static uint64_t share(uint64_t count, uint64_t part, uint64_t total)
+{
+	double x = (double)count * ((double)part / (double)total);
+
+	return x >= 0x1p64 ? UINT64_MAX : (uint64_t)x;
+}
+
 /* Each call into a PLT stub goes on to the stub's callees, its count
  * shared in proportion to theirs (the last takes the rounding), so that
- * the call site names the function it reached. */
+ * the call site names the function it reached.  Callees called 0 times
+ * in all give no proportion: the calls are unattributed, as are those
+ * of a stub that never left. */
 static void join_plt(struct cg_read *r)
 {
 	sort(r->out, r->nout, sizeof(*r->out), cmp_plt);
@@ -489,20 +527,22 @@ static void join_plt(struct cg_read *r)
 		const struct plt_call *c = &r->in[i];
 		struct plt_call *o = r->nout ? bsearch(c, r->out, r->nout,
 						     sizeof(*r->out), cmp_plt) : NULL;
-		size_t a, b;
+		size_t a = 0, b = 0;
 		uint64_t total = 0, left = c->count;
 
-		if (!o) {	/* a stub never left: nothing reached */
-			r->cg->branches_unattr += c->count;
+		if (o) {
+			for (a = (size_t)(o - r->out); a > 0 && !cmp_plt(&r->out[a - 1], c); a--)
+				;
+			for (b = (size_t)(o - r->out); b < r->nout && !cmp_plt(&r->out[b], c); b++)
+				total = sat_add64(total, r->out[b].count);
+		}
+		if (!total) {	/* nothing reached, that we know of */
+			r->cg->branches_unattr = sat_add64(r->cg->branches_unattr, c->count);
 			continue;
 		}
-		for (a = (size_t)(o - r->out); a > 0 && !cmp_plt(&r->out[a - 1], c); a--)
-			;
-		for (b = (size_t)(o - r->out); b < r->nout && !cmp_plt(&r->out[b], c); b++)
-			total += r->out[b].count;
 		for (size_t k = a; k < b; k++) {
 			uint64_t n = k + 1 == b ? left :
-				(uint64_t)((double)c->count * (double)r->out[k].count / (double)total);
+				share(c->count, r->out[k].count, total);
 
 			n = n > left ? left : n;
 			left -= n;
@@ -516,11 +556,8 @@ static void read_free(struct cg_read *r)
 {
 	struct names *t[] = { &r->obs, &r->fls, &r->fns };
 
-	for (size_t k = 0; k < ARRAY_SIZE(t); k++) {
-		for (size_t i = 0; i < t[k]->n; i++)
-			free(t[k]->v[i]);
+	for (size_t k = 0; k < ARRAY_SIZE(t); k++)
 		free(t[k]->v);
-	}
 	for (size_t i = 0; i < r->nin; i++)
 		free(r->in[i].stub);
 	for (size_t i = 0; i < r->nout; i++)

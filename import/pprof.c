@@ -189,7 +189,10 @@ int pprof_probe_proto(const uint8_t *buf, size_t len)
 	       s.n[field_index(PF_SAMPLE_TYPE)];
 }
 
-/* Inflate gzip data (members one after another, RFC 1952) into *out. */
+/* Inflate gzip data (members one after another, RFC 1952) into *out.
+ * Bytes after a member that do not start another are an error (gzip
+ * only warns): they are a file run together with another, or written
+ * over, and whether the profile before them is whole nobody can say. */
 static uint8_t *gunzip(const uint8_t *buf, size_t len, const char *name,
 		       size_t *outlen)
 {
@@ -207,8 +210,11 @@ static uint8_t *gunzip(const uint8_t *buf, size_t len, const char *name,
 	z.next_in = (Bytef *)buf;
 	for (size_t left = len; rc != Z_STREAM_END || left;) {
 		if (rc == Z_STREAM_END) {	/* another member, or garbage */
-			if (!pprof_probe_gzip(z.next_in, left))
-				break;
+			if (!pprof_probe_gzip(z.next_in, left)) {
+				err("%s: byte %zu: %zu bytes after the last gzip member: not gzip data",
+				    name, len - left, left);
+				goto fail;
+			}
 			inflateReset(&z);
 		}
 		if (n == cap) {

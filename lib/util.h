@@ -52,6 +52,13 @@ int budget_grow(size_t *bytes, size_t max_bytes, size_t old, size_t new);
 void sort(void *base, size_t n, size_t size,
 	  int (*cmp)(const void *, const void *));
 
+/* a + b, or UINT64_MAX if the sum does not fit: counts from outside
+ * input stop at the top rather than wrap to a small number. */
+static inline uint64_t sat_add64(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Hex text of a build-ID: out must hold 2*len+1 bytes. */
 void hex_string(char *out, const uint8_t *id, size_t len);
 

@@ -279,13 +279,17 @@ static void parse_counters(struct rbuf *r, struct raw_profile *p)
 	}
 }
 
-/* A count of records each rec bytes long must fit in what is left: checked
- * before allocating, so a corrupt count cannot ask for terabytes. */
+/* A count of records each rec bytes long must fit in what is left of the
+ * section (r is its window): checked before allocating, so a corrupt count
+ * cannot ask for terabytes.  0 after a failure: rb_u64() of a count cut
+ * by the section's end returns its low half, 2^32-1 at worst. */
 static uint64_t rb_count(struct rbuf *r, size_t rec)
 {
 	uint64_t n = rb_u64(r);
 
-	if (!r->failed && n > (r->len - r->pos) / rec) {
+	if (r->failed)
+		return 0;
+	if (n > (r->len - r->pos) / rec) {
 		r->pos -= 8;
 		rb_fail(r, "record count %llu exceeds the section",
 			(unsigned long long)n);

@@ -8,6 +8,8 @@
 #                 libFuzzer (replay only), $(FUZZ_B)/plain/fuzz_NAME
 #   fuzz          seeds (tests/fuzz/seeds.sh), build, then run each target
 #                 for FUZZ_TIME seconds (tests/fuzz/run.sh)
+#   fuzz-targets  print FUZZ_TARGETS, the one list of targets that run.sh,
+#                 seeds.sh and tests/long/fuzz.sh read
 # Include it after the Makefile's first target ('all'): alone, its default
 # goal is 'fuzzers'.
 ifeq ($(.DEFAULT_GOAL),)
@@ -17,10 +19,12 @@ FUZZ_CC ?= clang-16
 FUZZ_PLAIN_CC ?= cc
 FUZZ_B ?= build/fuzz
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline pprof
+FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline pprof \
+	callgrind
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
-FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_LIBS := -ldw -lelf -lcapstone -lz -lm -lprotobuf-c
 
 # Each target links the layers' archives (layers.mk) of its object tree;
@@ -64,8 +68,10 @@ fuzzers: $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
 fuzz-plain: $(patsubst %,$(FUZZ_B)/plain/fuzz_%,$(FUZZ_TARGETS))
 fuzz:
 	sh tests/fuzz/run.sh $(FUZZ_TIME)
+fuzz-targets:
+	@echo $(FUZZ_TARGETS)
 
 -include $(shell find $(FUZZ_B) -name '*.d' 2>/dev/null)
 
-.PHONY: fuzzers fuzz-plain fuzz
+.PHONY: fuzzers fuzz-plain fuzz fuzz-targets
 .SECONDARY:

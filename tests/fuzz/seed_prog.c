@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A small program for the fuzz seed corpora (tests/fuzz/seeds.sh): a loop
  * with data-dependent branches, an always-inlined helper (a nested call
- * site), and a call.  Built with libc (for recording) and, with
+ * site), and a call; with libc, in a child process or a second thread
+ * too.  Built with libc (for recording) and, with
  * -DSEED_NOSTDLIB, as a tiny static binary for the ELF seeds (x86-64,
  * i386, aarch64). */
 #ifndef SEED_NOSTDLIB
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 static inline __attribute__((always_inline)) unsigned long mix(unsigned long x)
@@ -44,9 +49,30 @@ void _start(void)
 		;
 }
 #else
+static void *thread_work(void *n)
+{
+	return (void *)work((unsigned long)n);
+}
+
+/* prog [N [fork|thread]]: work(N), and as much again in a child process
+ * or a second thread (a run of several processes or threads to record). */
 int main(int argc, char **argv)
 {
-	printf("%lu\n", work(argc > 1 ? strtoul(argv[1], NULL, 10) : 1000));
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
+	const char *how = argc > 2 ? argv[2] : "";
+	pthread_t t;
+	void *r = NULL;
+	pid_t child = !strcmp(how, "fork") ? fork() : -1;
+
+	if (!strcmp(how, "thread") && pthread_create(&t, NULL, thread_work, (void *)n))
+		return 1;
+	printf("%lu\n", work(n));
+	if (!strcmp(how, "thread"))
+		pthread_join(t, &r);
+	if (child == 0)
+		return 0;
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	return 0;
 }
 #endif

@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char self[PATH_MAX];
@@ -127,6 +129,127 @@ static void test_plt(void)
 	raw_free(&p);
 }
 
+/* Issue 27, finding 1: "cob=(1) b" defines ID 1 again (ob= and cob=
+ * share a table) while ob= still refers to the name it had; the cost
+ * line then looks ob= up.  ASan: heap-use-after-free in get_file() when
+ * a redefinition freed that name.  ob= keeps naming /x/spin; fn= (read
+ * by the call) keeps g after cfn= redefines ID 2, and fl= IDs are
+ * redefined too. */
+static void test_name_redefined(void)
+{
+	static const char in[] =
+		"# callgrind format\npositions: instr\nevents: Ir\n"
+		"ob=(1) /x/spin\nfn=(1) f\ncob=(1) /x/args\n0x1130 1\n"
+		"fl=(1) a.c\nfn=(2) g\nfl=(1) b.c\ncfn=(2) h\n"
+		"calls=1 0x2000\n0x1134 9\n0x1138 2\n";
+	struct raw_profile p;
+
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.no_file") == 3);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == 1);
+	raw_free(&p);
+}
+
+/* Names in parentheses that are no "(ID)" are names: valgrind
+ * --compress-strings=no writes "fn=(below main)". */
+static void test_uncompressed_parens(void)
+{
+	static const char in[] =
+		"# callgrind format\npositions: instr\nevents: Ir\n"
+		"ob=???\nfn=(below main)\n0x10 1\nfn=(2)x\n0x14 2\n"
+		"fn=(3) (below main)\n0x18 4\nfn=(3)\n0x1c 8\n";
+	struct raw_profile p;
+
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == 15);
+	raw_free(&p);
+}
+
+/* ob= naming a FIFO (or a device) is not even opened: opening a FIFO
+ * releases a writer waiting for a reader (then reading it would take its
+ * bytes), opening a device can act (a watchdog starts).  inotify sees
+ * every open.  Its costs count as no_file. */
+static void test_special_file(void)
+{
+	char dir[] = "/tmp/test_callgrind.XXXXXX", fifo[64], in[256];
+	struct inotify_event ev[4];
+	struct raw_profile p;
+	int in_fd = inotify_init1(IN_NONBLOCK);
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(in_fd >= 0 && inotify_add_watch(in_fd, fifo, IN_OPEN) >= 0);
+	snprintf(in, sizeof(in), "positions: instr\nevents: Ir\nob=%s\nfn=f\n0x1000 5\n",
+		 fifo);
+	CHECK(import(&p, in) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.no_file") == 5);
+	CHECK(read(in_fd, ev, sizeof(ev)) == -1);	/* no IN_OPEN */
+	raw_free(&p);
+	close(in_fd);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* Issue 27, finding 6: counts add up saturating, as the other importers
+ * do (2^64-1 + 2^64-1 + 5 once gave 3), in each counter. */
+static void test_counts_saturate(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfn=(1) main\n"
+		 "%#llx 1 18446744073709551615\n+1 1 18446744073709551615\n+1 1 5\n"
+		 "ob=(2) ???\nfn=(2) x\n0x10 1 18446744073709551615\n0x11 1 7\n"
+		 "cfn=(3) 0x0000000000109040 [PLT]\ncalls=18446744073709551615 0x109040 0\n0x12 1 0\n"
+		 "cfn=(3)\ncalls=3 0x109040 0\n0x12 1 0\n",
+		 header, self, (unsigned long long)text);
+	CHECK(import(&p, buf) == 0);
+	CHECK(raw_get_counter(&p, "instructions") == UINT64_MAX);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == UINT64_MAX);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == UINT64_MAX);
+	raw_free(&p);
+}
+
+/* Issue 27, finding 6: a PLT stub whose callees were all called 0 times
+ * gives no proportion to share its callers' calls by (0/0, then NaN cast
+ * to an integer: UBSan with -fsanitize=float-cast-overflow): they count
+ * as unattributed.  And a share of 2^64-1 calls (by two callees called
+ * 2^64-1 times each), which is 2^64 as a double, stays in range. */
+static void test_plt_zero_calls(void)
+{
+	char buf[PATH_MAX + 2048];
+	struct raw_profile p;
+	const struct raw_object *o;
+
+	snprintf(buf, sizeof(buf),
+		 "%s\nob=(1) %s\nfn=(1) main\n%#llx 10 10\n"
+		 "cob=(2) ???\ncfn=(2) 0x0000000000109040 [PLT]\ncalls=10 0x109040 0\n* * 900\n"
+		 "cob=(2)\ncfn=(5) 0x0000000000109050 [PLT]\ncalls=18446744073709551615 0x109050 0\n+4 * 900\n"
+		 "ob=(2)\nfn=(2)\n0x109040 0 10\n"
+		 "cob=(1)\ncfn=(3) resolver\ncalls=0 %#llx 0\n0x109040 0 50\n"
+		 "cob=(1)\ncfn=(4) strlen\ncalls=0 %#llx 0\n0x109040 0 90\n"
+		 "fn=(5)\n0x109050 0 10\n"
+		 "cob=(1)\ncfn=(3)\ncalls=18446744073709551615 %#llx 0\n0x109050 0 90\n"
+		 "cob=(1)\ncfn=(4)\ncalls=18446744073709551615 %#llx 0\n0x109050 0 90\n",
+		 header, self, (unsigned long long)text,
+		 (unsigned long long)text + 0x10, (unsigned long long)text + 0x20,
+		 (unsigned long long)text + 0x10, (unsigned long long)text + 0x20);
+	CHECK(import(&p, buf) == 0);
+	CHECK(raw_get_counter(&p, "branches.unattributed") == 10);
+	CHECK(p.nobjs == 1);
+	if (p.nobjs != 1)
+		return;
+	o = &p.objs[0];
+	/* the first callee of the two (in an order not fixed) takes all */
+	CHECK(o->nbranches == 1 && o->branches[0].from == off_of(text + 4) &&
+	      (o->branches[0].to == off_of(text + 0x10) ||
+	       o->branches[0].to == off_of(text + 0x20)) &&
+	      o->branches[0].count == UINT64_MAX);
+	raw_free(&p);
+}
+
 /* Each bad input: -1 and no crash (messages go to stderr). */
 static void test_bad_input(void)
 {
@@ -134,6 +257,7 @@ static void test_bad_input(void)
 		"positions: line\nevents: Ir\nfn=main\n10 5\n",	/* no --dump-instr */
 		"positions: instr line\nevents: Dr\nfn=main\n0x10 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=(7)\n0x10 1 5\n",	/* ID before use */
+		"positions: instr line\nevents: Ir\nfn=(99999999) f\n0x10 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=main\nzz 1 5\n",
 		"positions: instr line\nevents: Ir\nfn=main\n0x10\n",	/* one position */
 		"positions: instr line\nevents: Ir\nfn=main\n0x10 1 x\n",
@@ -171,6 +295,11 @@ int main(void)
 	close(fd);
 	RUN(test_counts_and_calls);
 	RUN(test_plt);
+	RUN(test_name_redefined);
+	RUN(test_uncompressed_parens);
+	RUN(test_special_file);
+	RUN(test_counts_saturate);
+	RUN(test_plt_zero_calls);
 	RUN(test_bad_input);
 	free(segs);
 	return tests_failed != 0;

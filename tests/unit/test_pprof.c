@@ -495,6 +495,31 @@ static void test_limit_env(void)
 	raw_free(&q);
 }
 
+/* Bytes after the last gzip member that do not start another one: an
+ * error at their offset (issue 27, finding 11), not ignored. */
+static void test_gzip_trailing(void)
+{
+	struct raw_profile p, q;
+	char msg[1024], want[128];
+	uint8_t *buf;
+	size_t len;
+
+	synth(&p, 1);
+	CHECK(round_trip(&p, &q) == 0);
+	raw_free(&q);
+	buf = slurp(tmp, &len);
+	buf = xrealloc(buf, len + 5);
+	memcpy(buf + len, "junk", 5);
+	capture_begin();
+	CHECK(pprof_import(&q, buf, len + 4, "tail.pb.gz", NULL, PPROF_CALLERS_AUTO) == -1);
+	capture_end(msg, sizeof(msg));
+	snprintf(want, sizeof(want), "tail.pb.gz: byte %zu: 4 bytes after the last gzip member", len);
+	CHECK(strstr(msg, want) != NULL);
+	CHECK(q.nobjs == 0);
+	free(buf);
+	raw_free(&p);
+}
+
 int main(void)
 {
 	int fd;
@@ -516,6 +541,7 @@ int main(void)
 	RUN(test_counted_allocator);
 	RUN(test_too_large);
 	RUN(test_limit_env);
+	RUN(test_gzip_trailing);
 	if (!getenv("KEEP")) unlink(tmp); else printf("%s\n", tmp);
 	return tests_failed ? 1 : 0;
 }

@@ -215,6 +215,49 @@ static void test_huge_count(void)
 	raw_free(&p);
 }
 
+/* No allocation here is near 1 GiB: one that is comes from a count the
+ * reader did not bound, which this makes an ASan error, not a calloc
+ * that overcommit lets through. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "max_allocation_size_mb=1024";
+}
+
+/* Issue 27, finding 8: a section that ends inside an object's IP count
+ * (its size field says so).  Half a count once came back as a count:
+ * 2^32-1 IPs, xcalloc(4294967295, 16), "out of memory" without the file
+ * or "truncated".  Now each cut is the reader's message naming the file
+ * and the byte. */
+static void test_section_cuts_count(void)
+{
+	struct raw_profile p, q;
+	size_t len;
+	uint8_t *buf;
+	char msg[512];
+	const size_t body = 4 + sizeof(id_a) + 4 + 1 + 8 + 8;	/* path "x" */
+
+	raw_init(&p);
+	raw_object(&p, id_a, sizeof(id_a), "x");
+	buf = serialize(&p, &len);
+	memset(buf + len - 16, 0xff, 16);	/* the IP and edge counts */
+	for (size_t cut = 1; cut <= 16; cut++) {
+		uint64_t size = body - cut;
+
+		for (int i = 0; i < 8; i++)	/* the object's section size */
+			buf[len - body - 8 + i] = (uint8_t)(size >> 8 * i);
+		capture_begin();
+		CHECK(raw_parse(&q, buf, len, "cut") == -1 && q.nobjs == 0);
+		capture_end(msg, sizeof(msg));
+		CHECK(!strncmp(msg, "pgoprof: cut: byte ", 19) &&
+		      (strstr(msg, "truncated") || strstr(msg, "exceeds the section")));
+		CHECK(!strstr(msg, "out of memory"));
+		raw_free(&q);
+	}
+	free(buf);
+	raw_free(&p);
+}
+
 static void test_counts_saturate(void)
 {
 	struct raw_profile a, m;
@@ -636,6 +679,7 @@ int main(void)
 	RUN(test_damage);
 	RUN(test_bad_callee_index);
 	RUN(test_huge_count);
+	RUN(test_section_cuts_count);
 	RUN(test_counts_saturate);
 	return tests_failed != 0;
 }
