@@ -118,7 +118,7 @@ check "compare: a raw profile is refused with the convert command (rc=$rc)" sh -
 # An output that cannot be written fails before the long run.
 "$PGOPROF" record --exact -o "$D/no/such/dir/x.raw" -- ./loops 10 >/dev/null 2>noout.err; rc=$?
 check "exact: an unwritable -o fails at once, the command not run (rc=$rc)" sh -c \
-	"test $rc = 1 && grep -q 'cannot create' noout.err && ! grep -q 'under callgrind' noout.err"
+	"test $rc = 1 && grep -q 'cannot open the directory' noout.err && ! grep -q 'under callgrind' noout.err"
 "$PGOPROF" compare -n 0 -l 3 loops.txt dispatch.txt >lines.txt 2>&1
 check "compare -l 3: the three lines whose share differs most" sh -c \
 	"test \$(grep -c '^  *[0-9.]*%  *[0-9.]*%  [a-z_]*@[0-9]*\.[0-9]' lines.txt) = 3"
