@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "sideband.h"
 #include "target.h"
+#include "../lib/sudo.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 #include "../version.h"
@@ -391,28 +392,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		    o->ring_size, o->ring_size, (unsigned long long)o->mem_budget);
 }
 
-/* SUDO_UID/SUDO_GID, when the real user is root: anyone else could set
- * them to give files away or to lift the -p check for no reason. */
+/* SUDO_UID/SUDO_GID (lib/sudo.h); a malformed one stops the run. */
 static void find_invoker(struct invoker *inv)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-	unsigned long uid, gid;
+	int r;
 
 	*inv = (struct invoker){ 0 };
-	if (getuid() != 0 || !u || !*u)
-		return;
-	uid = strtoul(u, &end, 10);
-	if (*end || uid >= (uid_t)-1)
-		die(1, "SUDO_UID=%s: not a user ID", u);
-	gid = g && *g ? strtoul(g, &end, 10) : 0;
-	if (!g || !*g || *end || gid >= (gid_t)-1)
-		die(1, "SUDO_GID=%s: not a group ID (SUDO_UID is set)", g ? g : "");
-	if (uid == 0)
-		return;		/* sudo from root: plain root */
-	inv->set = 1;
-	inv->uid = (uid_t)uid;
-	inv->gid = (gid_t)gid;
+	r = sudo_invoker(&inv->uid, &inv->gid);
+	if (r < 0)
+		exit(1);
+	inv->set = r;
 }
 
 /* Through sudo, -p takes only a process that the invoking user could

@@ -80,8 +80,8 @@ check "exact: every process counted (sh and two programs)" sh -c \
 	"'$PGOPROF' show two.raw | grep -q 'counter processes = 3'"
 check "exact: each program of the command has its counts" sh -c \
 	"'$PGOPROF' show two.raw | grep -q 'path $D/loops ' && '$PGOPROF' show two.raw | grep -q 'path $D/dispatch '"
-check "exact: --callgrind-out keeps callgrind's files" sh -c "ls cg/callgrind.out.* | wc -l | grep -qx 3"
-"$PGOPROF" import -o imported.raw cg/callgrind.out.* 2>import.err
+check "exact: --callgrind-out keeps callgrind's files in a new directory in DIR" sh -c "ls cg/pgoprof-exact.*/callgrind.out.* | wc -l | grep -qx 3"
+"$PGOPROF" import -o imported.raw cg/pgoprof-exact.*/callgrind.out.* 2>import.err
 check "import of callgrind's files: the profile record --exact wrote (but META)" sh -c \
 	"test -n \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" &&
 	 test \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" = \"\$('$PGOPROF' show imported.raw | grep -v '^meta')\" &&
