@@ -522,6 +522,7 @@ struct collector {
 	} *ev;
 	size_t nev, cap_ev;
 	size_t nthreads;	/* threads the events went on; 0 with -a */
+	double cpu0;		/* -p's CPU seconds when sampling began */
 	struct sideband sb;
 	char why[512];		/* the mode taken and why (choose_mode) */
 	int use_cg;		/* stack records unwound in user space */
@@ -992,6 +993,25 @@ static int limit_rate(struct collector *c)
 	return 0;
 }
 
+/* What to do about a sampling event that failed with errno e: the
+ * privilege, or the open-file limit, which an event and its BPF link per
+ * thread reach (two descriptors a thread; -a takes two per CPU). */
+static const char *event_hint(int e)
+{
+	static char buf[200];
+	struct rlimit r;
+
+	if (e == EACCES || e == EPERM)
+		return " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)";
+	if (e != EMFILE)
+		return "";
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		r.rlim_cur = 0;
+	snprintf(buf, sizeof(buf), " (an event and a BPF link per thread, and the limit is %llu open files: raise ulimit -n, or record with -a)",
+		 (unsigned long long)r.rlim_cur);
+	return buf;
+}
+
 /* One sampling event with the BPF program: on CPU cpu (tid -1), or on
  * thread tid wherever it runs (cpu -1) and, inherited, on the tasks it
  * starts.  0; 1 when the thread has ended meanwhile (nothing to sample);
@@ -1012,16 +1032,14 @@ static int open_event(struct collector *c, struct bpf_program *prog,
 	if (fd < 0)
 		return err("perf_event_open(%s, %s): %s%s",
 			   c->mode == MODE_LBR ? "branch records" : "cpu-clock", where,
-			   strerror(errno),
-			   errno == EACCES || errno == EPERM ?
-			   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" :
-			   errno == EMFILE ? " (more threads than open files allowed: raise ulimit -n)" : "");
+			   strerror(errno), event_hint(errno));
 	grow(&c->ev, &c->cap_ev, c->nev + 1, sizeof(*c->ev));
 	e = &c->ev[c->nev++];
 	e->fd = fd;
 	e->link = bpf_program__attach_perf_event(prog, fd);
 	if (!e->link)
-		return err("cannot attach the BPF program to %s: %s", where, strerror(errno));
+		return err("cannot attach the BPF program to %s: %s%s", where,
+			   strerror(errno), event_hint(errno));
 	return 0;
 }
 
@@ -1554,12 +1572,33 @@ static int write_output(struct collector *c)
 	return rc;
 }
 
+/* Why threads that ran gave no samples: each has its own period. */
+static void warn_periods(const struct collector *c, double cpu)
+{
+	char period[64];
+
+	if (c->opt.period && c->mode == MODE_STACK)
+		snprintf(period, sizeof(period), "%.3f ms", (double)c->opt.period / 1e6);
+	else if (c->opt.period)
+		snprintf(period, sizeof(period), "%llu cycles", c->opt.period);
+	else
+		snprintf(period, sizeof(period), "1/%lu s", c->opt.freq);
+	warnx("warning: process %d gave no samples of user code, though its %zu threads ran %.2f s of CPU: each thread is sampled on its own period (%s of that thread's CPU time, perf -p does the same), and none ran that long; record with -a (a period per CPU), or lower the period with -c",
+	      (int)c->opt.pid, c->nthreads, cpu, period);
+}
+
 /* An empty profile is said even with -q: a CI stage would build with it. */
 static void warn_empty(const struct collector *c)
 {
+	double cpu = c->opt.pid && c->cpu0 >= 0 ?
+		     target_cpu_seconds(c->opt.pid) - c->cpu0 : -1;
+
 	if (c->prof.nobjs)
 		return;
-	if (c->opt.pid)
+	/* 10 ms: more than /proc's clock ticks can round up to. */
+	if (c->opt.pid && c->nthreads > 1 && cpu > 0.01)
+		warn_periods(c, cpu);
+	else if (c->opt.pid)
 		warnx("warning: process %d%s gave no samples of user code: it was idle%s",
 		      (int)c->opt.pid, c->opt.children ? " and its children" : "",
 		      c->opt.children ? "" : ", or its children do the work (add --children to follow the ones it has)");
@@ -1685,6 +1724,8 @@ int main(int argc, char **argv)
 	if (open_sampling(&c))
 		goto fail;
 	phase(&c, "sampling armed");
+	if (c.opt.pid)
+		c.cpu0 = target_cpu_seconds(c.opt.pid);
 	if (c.mode == MODE_LBR &&
 	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
 					    on_spill, &c, NULL))) {

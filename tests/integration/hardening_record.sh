@@ -4,7 +4,9 @@
 # (docs/threat-model.md): a FIFO at -o is another user's in a sticky
 # directory (refused), has no reader (refused at the end, the samples
 # saved elsewhere) or a reader that never reads (SIGTERM still ends the
-# recorder).
+# recorder); -p of a process of more threads than open files allowed
+# names the limit; a process of many threads that each run less than a
+# sampling period gets a warning that says so.
 . "$(dirname "$0")/../lib.sh"
 
 need_root hardening_record || exit 0
@@ -55,3 +57,19 @@ else
 	pkill -KILL -P $rpid; kill -KILL $rpid; wait $rpid
 fi
 kill $reader 2>/dev/null; wait $reader 2>/dev/null
+
+# --- -p of a process of many threads ------------------------------------------
+# 1000 threads, each 20 us of CPU every 200 ms: 100 us a second each, far
+# below one period of 1 ms (999 Hz) on its own cpu-clock, although the
+# process as a whole runs 0.1 CPU.
+$CLANG -O2 -pthread -o threads "$TOP/tests/workloads/threads.c" || { fail "build threads"; exit 0; }
+./threads 1000 20 200 300 >threads.out & tpid=$!
+until_true 30 grep -q ready threads.out
+(ulimit -n 1024; exec timeout -k 5 60 "$REC" -q -m stack -p $tpid -d 0.5 -o "$D/nofile.raw") 2>nofile.err; rc=$?
+check "-p of 1000 threads under ulimit -n 1024: the limit named (rc=$rc)" sh -c \
+	"test $rc -eq 1 && grep -q 'Too many open files' nofile.err && grep -q 'ulimit -n' nofile.err"
+timeout -k 5 60 "$REC" -q -m stack -p $tpid -d 1 -o "$D/idle.raw" 2>idle.err; rc=$?
+check "-p of 1000 threads that each run less than a period: the warning says why (rc=$rc)" sh -c \
+	"test $rc -eq 0 && grep -q 'gave no samples' idle.err && grep -Eq '10[0-9][0-9] threads' idle.err &&
+	 grep -q -- ' -a' idle.err && grep -q -- '-c' idle.err"
+kill $tpid 2>/dev/null; wait $tpid 2>/dev/null
