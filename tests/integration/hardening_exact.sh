@@ -69,7 +69,15 @@ mkfifo myfifo
 exact fifo -o "$D/myfifo" -- sh -c "touch '$D/ran.fifo'"
 check "exact, -o a FIFO that nobody reads: refused at once, not blocked (rc=$rc)" sh -c \
 	"test $rc -eq 1 && test ! -e '$D/ran.fifo' && grep -q 'no reader' fifo.err"
-cat myfifo >fifo.out & reader=$!
+# The reader counts once cat waits in its open of the FIFO (sleeping);
+# timeout ends it if pgoprof never opens the FIFO.
+timeout 60 cat myfifo >fifo.out & reader=$!
+cat_waits() {
+	c=$(cat /proc/$reader/task/$reader/children 2>/dev/null)
+	[ -n "$c" ] && _runs "$c" "$(readlink -f "$(command -v cat)")" &&
+		grep -q '^State:[[:space:]]*S' "/proc/$c/status"
+}
+until_true 30 cat_waits
 exact fiforead -o "$D/myfifo" -- ./loops 10
 wait $reader
 check "exact, -o a FIFO with a reader: the profile goes through it (rc=$rc)" sh -c \
