@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* pgoprof record --exact: run a command under valgrind's callgrind and
  * write the exact count of every instruction and call it made as a raw
- * profile (import/callgrind.h).  Unprivileged: no BPF, no perf events. */
+ * profile (import/callgrind.h).  Unprivileged: no BPF, no perf events;
+ * through sudo, all of it runs as the invoking user (docs/threat-model.md,
+ * "pgoprof record --exact"). */
 #include "cmds.h"
 #include "../import/callgrind.h"
+#include "../lib/sudo.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 #include "../version.h"
@@ -25,7 +28,7 @@ struct exact {
 	const char *out, *keep, *valgrind;
 	char **command;
 	int quiet;
-	char dir[4096];		/* where callgrind writes */
+	char dir[4096];		/* where callgrind writes: new, ours */
 };
 
 static void usage(FILE *f)
@@ -40,7 +43,8 @@ static void usage(FILE *f)
 "20 to 100 times the command's own run time.  Binaries built by clang 16\n"
 "need -gdwarf-4 for valgrind 3.19 (the code is the same).\n\n"
 "  -o, --output RAW         the raw profile (default pgoprof.raw; atomically)\n"
-"      --callgrind-out DIR  keep callgrind's files (callgrind.out.PID) in DIR\n"
+"      --callgrind-out DIR  keep callgrind's files (callgrind.out.PID) in a new\n"
+"                           directory DIR/pgoprof-exact.XXXXXX\n"
 "      --valgrind PROG      the valgrind to run (default: valgrind in PATH)\n"
 "  -q, --quiet              no progress and no summary\n\n"
 "Exit status: 0 written; 1 error; 2 usage; else COMMAND's own failure\n"
@@ -82,19 +86,19 @@ static int parse_args(struct exact *e, int argc, char **argv)
 	return 0;
 }
 
-/* The directory callgrind writes to: --callgrind-out, else a new one. */
+/* A new directory for callgrind's files, ours alone (mkdtemp: mode
+ * 0700), in --callgrind-out DIR (made if missing), else in $TMPDIR or
+ * /tmp.  Everything in it is read: so only what this run's processes
+ * wrote is there, not a file another user planted in a shared DIR nor
+ * one of an earlier run. */
 static int make_dir(struct exact *e)
 {
 	const char *tmp = getenv("TMPDIR");
+	const char *base = e->keep ? e->keep : tmp && *tmp ? tmp : "/tmp";
 
-	if (e->keep) {
-		if (mkdir(e->keep, 0700) && errno != EEXIST)
-			return err("--callgrind-out %s: %s", e->keep, strerror(errno));
-		snprintf(e->dir, sizeof(e->dir), "%s", e->keep);
-		return 0;
-	}
-	snprintf(e->dir, sizeof(e->dir), "%s/pgoprof-exact.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
+	if (e->keep && mkdir(e->keep, 0700) && errno != EEXIST)
+		return err("--callgrind-out %s: %s", e->keep, strerror(errno));
+	snprintf(e->dir, sizeof(e->dir), "%s/pgoprof-exact.XXXXXX", base);
 	if (!mkdtemp(e->dir))
 		return err("cannot make a directory for callgrind's files (%s): %s",
 			   e->dir, strerror(errno));
@@ -117,6 +121,7 @@ static void run_valgrind(const struct exact *e)
 	args[n++] = "--trace-children=yes";
 	args[n++] = out;
 	args[n++] = log;
+	args[n++] = "--";	/* a COMMAND "-..." is no valgrind option */
 	for (char **a = e->command; *a && n < (int)ARRAY_SIZE(args) - 1; a++)
 		args[n++] = *a;
 	args[n] = NULL;
@@ -292,6 +297,19 @@ static int write_profile(const struct exact *e, struct raw_profile *p,
 	return 0;
 }
 
+/* Through sudo, become the invoking user before anything is run or
+ * written: --exact needs no privilege, and as root it would run the
+ * command as root and write -o where the user may not (a sudoers rule
+ * for "pgoprof record" would allow "--exact -o /etc/passwd"). */
+static int drop_to_invoker(void)
+{
+	uid_t uid;
+	gid_t gid;
+	int r = sudo_invoker(&uid, &gid);
+
+	return r <= 0 ? r : become_user(uid, gid);
+}
+
 int cmd_record_exact(int argc, char **argv)
 {
 	struct exact e = { 0 };
@@ -301,6 +319,8 @@ int cmd_record_exact(int argc, char **argv)
 
 	if ((rc = parse_args(&e, argc, argv)))
 		return rc;
+	if (drop_to_invoker())
+		return 1;
 	if (!strcmp(e.out, "-"))
 		return err("-o -: give a file; the command's own output goes to standard output"), 2;
 	if (outfile_open(&o, e.out))
@@ -321,6 +341,8 @@ int cmd_record_exact(int argc, char **argv)
 	rc = nfiles > 0 ? write_profile(&e, &p, &o) : -1;
 	if (!e.keep)
 		remove_dir(&e);
+	else		/* even with -q: its name is new */
+		fprintf(stderr, "%s: callgrind's files are in %s\n", progname, e.dir);
 	raw_free(&p);
 	if (rc)
 		return status && status != 1 ? status : 1;

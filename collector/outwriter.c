@@ -6,23 +6,22 @@
  * before anything privileged is open, becomes the user, checks the path
  * before the training run, and at the end receives the profile's bytes
  * over a socket.  Interfaces: socketpair(2), openat(2) O_NOFOLLOW,
- * renameat(2), setresuid(2), initgroups(3). */
+ * renameat(2), poll(2); the path rule is lib/outpath.h's. */
 #include "outwriter.h"
+#include "../lib/outpath.h"
+#include "../lib/sudo.h"
 #include "../lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <libgen.h>
 #include <limits.h>
 #include <linux/capability.h>
-#include <pwd.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,14 +30,10 @@
 
 enum { ST_OK, ST_FAILED, ST_SAVED_ELSEWHERE };
 
-/* The writer's view of its target: the directory, reached once and held
- * open, so that nothing swapped in later along the path is followed. */
+/* The writer's view of its target: the path's directory, reached once
+ * and held open (lib/outpath.h), and whose rights the writer has. */
 struct target {
-	const char *path;
-	const char *dir;
-	int dirfd;
-	char *base;
-	uid_t uid;		/* the writer's own */
+	struct outpath p;
 	int as_user;		/* the sudo user's rights */
 };
 
@@ -46,17 +41,10 @@ static void become(uid_t uid, gid_t gid, int as_user)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct none[2] = { { 0 } };
-	struct passwd *pw;
 
-	if (as_user) {
-		pw = getpwuid(uid);
-		if (pw ? initgroups(pw->pw_name, gid) : setgroups(1, &gid))
-			die(1, "writer: cannot take the groups of user %lu: %s",
-			    (unsigned long)uid, strerror(errno));
-		if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
-			die(1, "writer: cannot become user %lu: %s",
-			    (unsigned long)uid, strerror(errno));
-	} else if (geteuid() != 0) {
+	if (as_user && become_user(uid, gid))
+		exit(1);
+	if (!as_user && geteuid() != 0) {
 		/* File capabilities (CAP_BPF, CAP_PERFMON): none are needed
 		 * to write a file. */
 		syscall(SYS_capset, &h, none);
@@ -64,78 +52,40 @@ static void become(uid_t uid, gid_t gid, int as_user)
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* DIR, one component at a time without following a symbolic link when
- * the writer is root (a link planted in /tmp would lead root anywhere);
- * another user may follow their own links. */
-static int open_dir(const char *path, const char *dir, int nofollow)
+/* Until fd takes bytes, or -1 with errno EINTR when the recorder asks
+ * the writer to give up (a byte on watch: it was signalled) or is gone
+ * (watch closed). */
+static int wait_writable(int fd, int watch)
 {
-	char *copy, *save, *comp;
-	int fd, next;
-	struct stat st;
+	struct pollfd pf[2] = { { fd, POLLOUT, 0 }, { watch, POLLIN, 0 } };
 
-	if (!nofollow || !strcmp(dir, ".") || !strcmp(dir, "/")) {
-		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			err("-o %s: cannot open the directory %s: %s", path, dir,
-			    strerror(errno));
-		return fd;
+	while (poll(pf, 2, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (pf[1].revents) {
+		errno = EINTR;
+		return -1;
 	}
-	copy = xstrdup(dir);
-	fd = open(*dir == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (comp = strtok_r(copy, "/", &save); comp && fd >= 0;
-	     comp = strtok_r(NULL, "/", &save)) {
-		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && !fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISLNK(st.st_mode))
-			err("-o %s: %s is a symbolic link; as root, pgoprof-record does not follow links to the output's directory: give the real path (realpath -m %s)",
-			    path, comp, path);
-		else if (next < 0)
-			err("-o %s: cannot open the directory %s (at %s): %s",
-			    path, dir, comp, strerror(errno));
-		close(fd);
-		fd = next;
-	}
-	free(copy);
-	return fd;
+	return 0;
 }
 
-/* A new file "PREFIX" + 6 random characters in dirfd, mode 0644, its name
- * in name (size bytes).  mkstemp has no *at form. */
-static int tmp_create(int dirfd, const char *prefix, char *name, size_t size)
-{
-	static const char set[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char r[6];
-
-	for (int tries = 0; tries < 100; tries++) {
-		if (getrandom(r, sizeof(r), 0) != sizeof(r))
-			return -1;
-		snprintf(name, size, "%s%c%c%c%c%c%c", prefix, set[r[0] % 62],
-			 set[r[1] % 62], set[r[2] % 62], set[r[3] % 62],
-			 set[r[4] % 62], set[r[5] % 62]);
-		int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
-				O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			fchmod(fd, 0644);	/* a profile is meant to be shared */
-			return fd;
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
-/* All n bytes to a file, or to the socket (a peer gone is EPIPE, not
- * SIGPIPE). */
-static int write_all(int fd, const uint8_t *p, size_t n)
+/* All n bytes to a file, to the socket (a peer gone is EPIPE, not
+ * SIGPIPE), or, with watch >= 0, to a device or FIFO opened O_NONBLOCK as
+ * fast as it takes them: a reader that never reads would block a plain
+ * write for ever, with the recorder waiting and deaf to signals, so the
+ * socket watch is watched too (wait_writable). */
+static int write_all(int fd, int watch, const uint8_t *p, size_t n)
 {
 	struct stat st;
 	int sock = !fstat(fd, &st) && S_ISSOCK(st.st_mode);
 
 	while (n) {
-		ssize_t k = sock ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
+		ssize_t k;
 
-		if (k < 0 && errno == EINTR)
+		if (watch >= 0 && wait_writable(fd, watch))
+			return -1;
+		k = sock ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0)
 			return -1;
@@ -162,78 +112,67 @@ static int read_all(int fd, void *buf, size_t n)
 	return 0;
 }
 
-/* What is at the target now must be a file this writer may replace (or a
- * device or FIFO it may write), and the directory must take a new file:
- * found before the training run, not after it. */
+/* What is at the target now must pass the rule (lib/outpath.h), and the
+ * directory must take a new file: found before the training run, not
+ * after it. */
 static int check_target(const struct target *t)
 {
 	char name[NAME_MAX + 1];
-	struct stat st, dst;
-	int fd;
+	int fd, special = outpath_check(&t->p);
 
-	if (fstatat(t->dirfd, t->base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return err("refusing to write through the symbolic link %s: give its target (or -o - for standard output)",
-				   t->path);
-		if (S_ISDIR(st.st_mode))
-			return err("-o %s is a directory: give a file name", t->path);
-		if (!S_ISREG(st.st_mode)) {
-			if (faccessat(t->dirfd, t->base, W_OK, 0))
-				return err("cannot write %s: %s", t->path, strerror(errno));
-			return 0;
-		}
-		if (!fstat(t->dirfd, &dst) && (dst.st_mode & S_ISVTX) && t->uid &&
-		    st.st_uid != t->uid && dst.st_uid != t->uid)
-			return err("cannot replace %s: it belongs to user %lu and its directory is sticky (like /tmp): remove it or choose another name",
-				   t->path, (unsigned long)st.st_uid);
-	} else if (errno != ENOENT) {
-		return err("cannot write %s: %s", t->path, strerror(errno));
-	}
-	fd = tmp_create(t->dirfd, ".pgoprof-check.", name, sizeof(name));
+	if (special)
+		return special < 0 ? -1 : 0;	/* written in place */
+	fd = outpath_tmp_create(t->p.dirfd, ".pgoprof-check.", name, sizeof(name));
 	if (fd < 0 && t->as_user)
 		return err("-o %s: user %lu (SUDO_UID) cannot create files in %s: %s",
-			   t->path, (unsigned long)t->uid, t->dir, strerror(errno));
+			   t->p.path, (unsigned long)t->p.uid, t->p.dir, strerror(errno));
 	if (fd < 0)
-		return err("-o %s: cannot create files in %s: %s", t->path, t->dir,
-			   strerror(errno));
+		return err("-o %s: cannot create files in %s: %s", t->p.path,
+			   t->p.dir, strerror(errno));
 	close(fd);
-	unlinkat(t->dirfd, name, 0);
+	unlinkat(t->p.dirfd, name, 0);
 	return 0;
 }
 
-/* Temporary, then rename: readers never see half a profile. */
-static int save_at(const struct target *t, const uint8_t *buf, size_t len)
+static int save_special(const struct target *t, int sock, const uint8_t *buf,
+			size_t len)
+{
+	int fd = outpath_open_special(&t->p), e;
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, sock, buf, len)) {
+		e = errno;
+		close(fd);
+		if (e == EINTR)
+			return err("writing %s was interrupted: its reader did not take the profile",
+				   t->p.path);
+		return err("cannot write %s: %s", t->p.path, strerror(e));
+	}
+	return close(fd) ? err("cannot write %s: %s", t->p.path, strerror(errno)) : 0;
+}
+
+/* Temporary, then rename: readers never see half a profile.  The target
+ * is checked again: a link or FIFO may have appeared since the start. */
+static int save_at(const struct target *t, int sock, const uint8_t *buf,
+		   size_t len)
 {
 	char name[NAME_MAX + 1], prefix[NAME_MAX - 6];
-	struct stat st;
-	int fd, e;
+	int fd, e, special = outpath_check(&t->p);
 
-	if (!fstatat(t->dirfd, t->base, &st, AT_SYMLINK_NOFOLLOW) &&
-	    S_ISLNK(st.st_mode))	/* appeared since the check */
-		return err("refusing to write through the symbolic link %s: give its target (or -o - for standard output)",
-			   t->path);
-	if (!fstatat(t->dirfd, t->base, &st, AT_SYMLINK_NOFOLLOW) &&
-	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		fd = openat(t->dirfd, t->base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || write_all(fd, buf, len)) {
-			e = errno;
-			if (fd >= 0)
-				close(fd);
-			return err("cannot write %s: %s", t->path, strerror(e));
-		}
-		return close(fd) ? err("cannot write %s: %s", t->path, strerror(errno)) : 0;
-	}
-	snprintf(prefix, sizeof(prefix), ".%s.", t->base);
-	fd = tmp_create(t->dirfd, prefix, name, sizeof(name));
+	if (special)
+		return special < 0 ? -1 : save_special(t, sock, buf, len);
+	snprintf(prefix, sizeof(prefix), ".%s.", t->p.base);
+	fd = outpath_tmp_create(t->p.dirfd, prefix, name, sizeof(name));
 	if (fd < 0)
-		return err("cannot create a temporary beside %s: %s", t->path,
+		return err("cannot create a temporary beside %s: %s", t->p.path,
 			   strerror(errno));
-	if (write_all(fd, buf, len) || fsync(fd) || close(fd) ||
-	    renameat(t->dirfd, name, t->dirfd, t->base)) {
+	if (write_all(fd, -1, buf, len) || fsync(fd) || close(fd) ||
+	    renameat(t->p.dirfd, name, t->p.dirfd, t->p.base)) {
 		e = errno;
 		close(fd);	/* may be closed already: harmless */
-		unlinkat(t->dirfd, name, 0);
-		return err("cannot write %s: %s", t->path, strerror(e));
+		unlinkat(t->p.dirfd, name, 0);
+		return err("cannot write %s: %s", t->p.path, strerror(e));
 	}
 	return 0;
 }
@@ -247,13 +186,13 @@ static int save_elsewhere(const struct target *t, const uint8_t *buf, size_t len
 			       "/var/tmp", "/tmp" };
 	char name[NAME_MAX + 1], prefix[NAME_MAX - 6];
 
-	snprintf(prefix, sizeof(prefix), "pgoprof-%s.", t->base);
+	snprintf(prefix, sizeof(prefix), "pgoprof-%s.", t->p.base);
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		int dfd = open_dir(dirs[i], dirs[i], t->uid == 0), fd = -1;
+		int dfd = outpath_open_dir(dirs[i], dirs[i], t->p.uid == 0), fd = -1;
 
 		if (dfd >= 0)
-			fd = tmp_create(dfd, prefix, name, sizeof(name));
-		if (fd >= 0 && !write_all(fd, buf, len) && !fsync(fd) && !close(fd)) {
+			fd = outpath_tmp_create(dfd, prefix, name, sizeof(name));
+		if (fd >= 0 && !write_all(fd, -1, buf, len) && !fsync(fd) && !close(fd)) {
 			close(dfd);
 			warnx("the profile (%zu bytes) was saved to %s/%s instead: move it where it belongs",
 			      len, dirs[i], name);
@@ -283,7 +222,7 @@ static uint8_t writer_save(const struct target *t, int sock)
 		free(buf);
 		return ST_FAILED;
 	}
-	st = !save_at(t, buf, len) ? ST_OK :
+	st = !save_at(t, sock, buf, len) ? ST_OK :
 	     !save_elsewhere(t, buf, len) ? ST_SAVED_ELSEWHERE : ST_FAILED;
 	free(buf);
 	return st;
@@ -292,8 +231,7 @@ static uint8_t writer_save(const struct target *t, int sock)
 static void __attribute__((noreturn))
 writer_main(int sock, const char *path, uid_t uid, gid_t gid, int as_user)
 {
-	char *dcopy = xstrdup(path), *bcopy = xstrdup(path);
-	struct target t = { .path = path };
+	struct target t = { .as_user = as_user };
 	uint8_t st = ST_FAILED;
 
 	signal(SIGINT, SIG_IGN);	/* Ctrl-C reaches the whole group */
@@ -301,12 +239,7 @@ writer_main(int sock, const char *path, uid_t uid, gid_t gid, int as_user)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	become(uid, gid, as_user);
-	t.uid = geteuid();
-	t.as_user = as_user;
-	t.base = basename(bcopy);
-	t.dir = dirname(dcopy);
-	t.dirfd = open_dir(path, t.dir, t.uid == 0);
-	if (t.dirfd >= 0 && !check_target(&t))
+	if (!outpath_open(&t.p, path) && !check_target(&t))
 		st = ST_OK;
 	if (send(sock, &st, 1, MSG_NOSIGNAL) == 1 && st == ST_OK) {
 		st = writer_save(&t, sock);
@@ -318,12 +251,9 @@ writer_main(int sock, const char *path, uid_t uid, gid_t gid, int as_user)
 int outwriter_start(struct outwriter *w, const char *path, uid_t uid,
 		    gid_t gid, int as_user)
 {
-	size_t n = strlen(path);
 	int sv[2];
 
 	*w = (struct outwriter){ .data = -1, .status = -1 };
-	if (!n || path[n - 1] == '/')
-		return err("-o '%s': give a file name", path);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return err("socketpair: %s", strerror(errno));
 	fflush(NULL);
@@ -355,6 +285,26 @@ int outwriter_ready(struct outwriter *w)
 	return 0;
 }
 
+/* The writer's last word.  A signal (the recorder's stop signals) while
+ * waiting asks the writer, once, to give up a device or FIFO that does
+ * not take the profile: the recorder must end when told, whoever holds
+ * the other end. */
+static int final_status(struct outwriter *w, uint8_t *st)
+{
+	int asked = 0;
+
+	for (;;) {
+		ssize_t k = read(w->status, st, 1);
+
+		if (k == 1)
+			return 0;
+		if (k == 0 || errno != EINTR)
+			return -1;
+		if (!asked++)
+			send(w->data, "", 1, MSG_NOSIGNAL);
+	}
+}
+
 int outwriter_commit(struct outwriter *w, const void *buf, size_t len)
 {
 	uint64_t n = len;
@@ -362,10 +312,10 @@ int outwriter_commit(struct outwriter *w, const void *buf, size_t len)
 
 	if (w->pid <= 0)
 		return -1;
-	if (write_all(w->data, (const uint8_t *)&n, sizeof(n)) ||
-	    write_all(w->data, buf, len))
+	if (write_all(w->data, -1, (const uint8_t *)&n, sizeof(n)) ||
+	    write_all(w->data, -1, buf, len))
 		err("cannot hand the profile to its writer: %s", strerror(errno));
-	else if (read_all(w->status, &st, 1))
+	else if (final_status(w, &st))
 		st = ST_FAILED;
 	outwriter_abort(w);
 	return st == ST_OK ? 0 : -1;

@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "sideband.h"
 #include "target.h"
+#include "../lib/sudo.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
 #include "../raw/signal.h"
@@ -424,28 +425,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		    o->ring_size, o->ring_size, (unsigned long long)o->mem_budget);
 }
 
-/* SUDO_UID/SUDO_GID, when the real user is root: anyone else could set
- * them to give files away or to lift the -p check for no reason. */
+/* SUDO_UID/SUDO_GID (lib/sudo.h); a malformed one stops the run. */
 static void find_invoker(struct invoker *inv)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-	unsigned long uid, gid;
+	int r;
 
 	*inv = (struct invoker){ 0 };
-	if (getuid() != 0 || !u || !*u)
-		return;
-	uid = strtoul(u, &end, 10);
-	if (*end || uid >= (uid_t)-1)
-		die(1, "SUDO_UID=%s: not a user ID", u);
-	gid = g && *g ? strtoul(g, &end, 10) : 0;
-	if (!g || !*g || *end || gid >= (gid_t)-1)
-		die(1, "SUDO_GID=%s: not a group ID (SUDO_UID is set)", g ? g : "");
-	if (uid == 0)
-		return;		/* sudo from root: plain root */
-	inv->set = 1;
-	inv->uid = (uid_t)uid;
-	inv->gid = (gid_t)gid;
+	r = sudo_invoker(&inv->uid, &inv->gid);
+	if (r < 0)
+		exit(1);
+	inv->set = r;
 }
 
 /* Through sudo, -p takes only a process that the invoking user could
@@ -568,6 +557,7 @@ struct collector {
 	} *ev;
 	size_t nev, cap_ev;
 	size_t nthreads;	/* threads the events went on; 0 with -a */
+	double cpu0;		/* -p's CPU seconds when sampling began */
 	struct sideband sb;
 	struct ladder_report why;	/* the rungs, the mode taken and why */
 	int use_cg;		/* stack records unwound in user space */
@@ -1054,6 +1044,25 @@ static int limit_rate(struct collector *c)
 	return 0;
 }
 
+/* What to do about a sampling event that failed with errno e: the
+ * privilege, or the open-file limit, which an event and its BPF link per
+ * thread reach (two descriptors a thread; -a takes two per CPU). */
+static const char *event_hint(int e)
+{
+	static char buf[200];
+	struct rlimit r;
+
+	if (e == EACCES || e == EPERM)
+		return " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)";
+	if (e != EMFILE)
+		return "";
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		r.rlim_cur = 0;
+	snprintf(buf, sizeof(buf), " (an event and a BPF link per thread, and the limit is %llu open files: raise ulimit -n, or record with -a)",
+		 (unsigned long long)r.rlim_cur);
+	return buf;
+}
+
 /* One sampling event with the BPF program: on CPU cpu (tid -1), or on
  * thread tid wherever it runs (cpu -1) and, inherited, on the tasks it
  * starts.  0; 1 when the thread has ended meanwhile (nothing to sample);
@@ -1074,16 +1083,14 @@ static int open_event(struct collector *c, struct bpf_program *prog,
 	if (fd < 0)
 		return err("perf_event_open(%s, %s): %s%s",
 			   c->mode == MODE_LBR ? "branch records" : ladder_event_name(c->event), where,
-			   strerror(errno),
-			   errno == EACCES || errno == EPERM ?
-			   " (run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid)" :
-			   errno == EMFILE ? " (more threads than open files allowed: raise ulimit -n)" : "");
+			   strerror(errno), event_hint(errno));
 	grow(&c->ev, &c->cap_ev, c->nev + 1, sizeof(*c->ev));
 	e = &c->ev[c->nev++];
 	e->fd = fd;
 	e->link = bpf_program__attach_perf_event(prog, fd);
 	if (!e->link)
-		return err("cannot attach the BPF program to %s: %s", where, strerror(errno));
+		return err("cannot attach the BPF program to %s: %s%s", where,
+			   strerror(errno), event_hint(errno));
 	return 0;
 }
 
@@ -1623,12 +1630,33 @@ static int write_output(struct collector *c)
 	return rc;
 }
 
+/* Why threads that ran gave no samples: each has its own period. */
+static void warn_periods(const struct collector *c, double cpu)
+{
+	char period[64];
+
+	if (c->opt.period && c->mode == MODE_STACK)
+		snprintf(period, sizeof(period), "%.3f ms", (double)c->opt.period / 1e6);
+	else if (c->opt.period)
+		snprintf(period, sizeof(period), "%llu cycles", c->opt.period);
+	else
+		snprintf(period, sizeof(period), "1/%lu s", c->opt.freq);
+	warnx("warning: process %d gave no samples of user code, though its %zu threads ran %.2f s of CPU: each thread is sampled on its own period (%s of that thread's CPU time, perf -p does the same), and none ran that long; record with -a (a period per CPU), or lower the period with -c",
+	      (int)c->opt.pid, c->nthreads, cpu, period);
+}
+
 /* An empty profile is said even with -q: a CI stage would build with it. */
 static void warn_empty(const struct collector *c)
 {
+	double cpu = c->opt.pid && c->cpu0 >= 0 ?
+		     target_cpu_seconds(c->opt.pid) - c->cpu0 : -1;
+
 	if (c->prof.nobjs)
 		return;
-	if (c->opt.pid)
+	/* 10 ms: more than /proc's clock ticks can round up to. */
+	if (c->opt.pid && c->nthreads > 1 && cpu > 0.01)
+		warn_periods(c, cpu);
+	else if (c->opt.pid)
 		warnx("warning: process %d%s gave no samples of user code: it was idle%s",
 		      (int)c->opt.pid, c->opt.children ? " and its children" : "",
 		      c->opt.children ? "" : ", or its children do the work (add --children to follow the ones it has)");
@@ -1767,6 +1795,8 @@ int main(int argc, char **argv)
 	if (open_sampling(&c))
 		goto fail;
 	phase(&c, "sampling armed");
+	if (c.opt.pid)
+		c.cpu0 = target_cpu_seconds(c.opt.pid);
 	if (c.mode == MODE_LBR &&
 	    !(c.spill_rb = ring_buffer__new(bpf_map__fd(c.skel->maps.lbr_spill),
 					    on_spill, &c, NULL))) {

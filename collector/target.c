@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* -p PID: refuse what gives no samples before recording, and find the
  * children that do a shell's or a launcher's work.  Interfaces: proc(5)
- * /proc/PID/stat (fields 3 state and 9 flags), /proc/PID/task/TID/children. */
+ * /proc/PID/stat (fields 3 state, 9 flags, 14 utime and 15 stime),
+ * /proc/PID/task/TID/children. */
 #include "target.h"
 #include "../lib/util.h"
 
@@ -9,31 +10,45 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 
-int target_check(pid_t pid)
+/* /proc/PID/stat into buf (size bytes), and where the fields after the
+ * name (field 2, which may hold spaces and parentheses) start: after its
+ * last ')'.  NULL when it cannot be read or parsed (errno: why). */
+static char *read_stat(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[1024], *close_paren, state;
-	unsigned long flags;
+	char path[64], *close_paren;
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f && (errno == ENOENT || errno == ESRCH))
-		return err("-p %d: no such process", (int)pid);
-	if (!f)
-		return err("-p %d: cannot read %s: %s", (int)pid, path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	/* The name (field 2) may hold spaces and parentheses: the fields
-	 * after it start after its last ')'. */
 	close_paren = strrchr(buf, ')');
+	if (!close_paren)
+		errno = EINVAL;
+	return close_paren;
+}
+
+int target_check(pid_t pid)
+{
+	char buf[1024], *close_paren, state;
+	unsigned long flags;
+
+	close_paren = read_stat(pid, buf, sizeof(buf));
+	if (!close_paren && (errno == ENOENT || errno == ESRCH))
+		return err("-p %d: no such process", (int)pid);
+	if (!close_paren && errno != EINVAL)
+		return err("-p %d: cannot read /proc/%d/stat: %s", (int)pid, (int)pid,
+			   strerror(errno));
 	if (!close_paren || sscanf(close_paren + 1, " %c %*d %*d %*d %*d %*d %lu",
 				   &state, &flags) != 2)
-		return err("-p %d: cannot parse %s", (int)pid, path);
+		return err("-p %d: cannot parse /proc/%d/stat", (int)pid, (int)pid);
 	*close_paren = '\0';
 	if (flags & PF_KTHREAD)
 		return err("-p %d (%s) is a kernel thread: pgoprof-record samples user space (use -a to see what the whole system runs)",
@@ -114,4 +129,18 @@ size_t target_threads(pid_t pid, pid_t **out, size_t *n, size_t *cap)
 	}
 	closedir(d);
 	return added;
+}
+
+double target_cpu_seconds(pid_t pid)
+{
+	char buf[1024], *fields = read_stat(pid, buf, sizeof(buf));
+	unsigned long long utime, stime;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	/* Fields 3 to 13 skipped, then utime and stime. */
+	if (!fields || hz <= 0 ||
+	    sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &utime, &stime) != 2)
+		return -1;
+	return (double)(utime + stime) / (double)hz;
 }

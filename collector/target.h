@@ -25,4 +25,10 @@ size_t target_descendants(pid_t pid, pid_t **out);
  * has ended or has no thread that is not listed yet. */
 size_t target_threads(pid_t pid, pid_t **out, size_t *n, size_t *cap);
 
+/* The CPU time, user and system, that the threads of process pid have
+ * used so far, in seconds (proc(5) /proc/PID/stat fields 14 and 15, in
+ * clock ticks of sysconf(_SC_CLK_TCK)); -1 when pid has ended or cannot
+ * be read. */
+double target_cpu_seconds(pid_t pid);
+
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "util.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -162,12 +163,18 @@ void hex_string(char *out, const uint8_t *id, size_t len)
 }
 
 /* The temporaries of the open outfiles, for the signal handler and for
- * exit().  Changed only with temp_signals blocked, so that the handler
- * never sees them half-changed; pid keeps a forked child (which inherits
- * them) from removing its parent's files. */
+ * exit(): each its directory's descriptor and its name there (unlinkat is
+ * async-signal-safe, and does not walk the path again).  Changed only
+ * with temp_signals blocked, so that the handler never sees them
+ * half-changed; pid keeps a forked child (which inherits them) from
+ * removing its parent's files. */
 static const int temp_signals[] = { SIGHUP, SIGINT, SIGTERM };
+struct temp {
+	int dirfd;
+	const char *name;	/* the outfile's tmpname */
+};
 static struct {
-	char **path;
+	struct temp *v;
 	size_t n, cap;
 	pid_t pid;
 	unsigned caught;	/* bit i: temp_signals[i] is ours */
@@ -178,10 +185,10 @@ static void temps_remove(void)
 	if (getpid() != temps.pid)
 		return;
 	for (size_t i = 0; i < temps.n; i++)
-		unlink(temps.path[i]);
+		unlinkat(temps.v[i].dirfd, temps.v[i].name, 0);
 }
 
-/* Only async-signal-safe calls: unlink, getpid, sigaction, raise.  The
+/* Only async-signal-safe calls: unlinkat, getpid, sigaction, raise.  The
  * signal stays blocked until the handler returns, then ends the process
  * with its default action (the exit status a shell expects). */
 static void temps_on_signal(int sig)
@@ -232,7 +239,7 @@ static void temps_release(void)
 }
 
 /* With temp_signals blocked. */
-static void temps_add(char *path)
+static void temps_add(int dirfd, const char *name)
 {
 	static int at_exit;
 
@@ -242,46 +249,37 @@ static void temps_add(char *path)
 		temps.pid = getpid();
 		temps_catch();
 	}
-	grow(&temps.path, &temps.cap, temps.n + 1, sizeof(*temps.path));
-	temps.path[temps.n++] = path;
+	grow(&temps.v, &temps.cap, temps.n + 1, sizeof(*temps.v));
+	temps.v[temps.n++] = (struct temp){ dirfd, name };
 }
 
 /* With temp_signals blocked. */
-static void temps_del(const char *path)
+static void temps_del(const char *name)
 {
 	for (size_t i = 0; i < temps.n; i++) {
-		if (temps.path[i] != path)
+		if (temps.v[i].name != name)
 			continue;
-		temps.path[i] = temps.path[--temps.n];
+		temps.v[i] = temps.v[--temps.n];
 		if (!temps.n)
 			temps_release();
 		return;
 	}
 }
 
-/* A path that is not a regular file: a device or a FIFO is written in
- * place (renaming over /dev/null would replace it), a symlink is refused
- * (as root, it could point anywhere). */
-static int outfile_special(struct outfile *o, const char *path)
+/* A device or FIFO is written in place (renaming over /dev/null would
+ * replace it), blocking once open: a FIFO's reader sets the pace. */
+static int outfile_special(struct outfile *o, const struct outpath *t)
 {
-	struct stat st;
-	int fd;
+	int fd = outpath_open_special(t);
 
-	if (lstat(path, &st) || S_ISREG(st.st_mode))
-		return 0;
-	if (S_ISLNK(st.st_mode))
-		return err("refusing to write through the symbolic link %s: give its target (or -o - for standard output)", path);
-	if (S_ISDIR(st.st_mode))
-		return err("%s is a directory: give a file name", path);
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
-		if (fd >= 0)
-			close(fd);
-		return err("cannot open %s: %s", path, strerror(errno));
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    !(o->f = fdopen(fd, "wb"))) {
+		close(fd);
+		return err("cannot open %s: %s", t->path, strerror(errno));
 	}
-	o->path = xstrdup(path);
-	o->tmp = NULL;
-	return 1;
+	return 0;
 }
 
 /* outfile_abort(), then "cannot VERB PATH: REASON" (e 0: no reason). */
@@ -299,52 +297,62 @@ static int outfile_failed(struct outfile *o, const char *verb, int e)
 	return -1;
 }
 
-/* "DIR/.NAME.XXXXXX" for path "DIR/NAME", malloc'd. */
-static char *temp_name(const char *path)
+/* "DIR/.NAME.XXXXXX" in t's held directory, known to the signal handler
+ * from the moment it exists. */
+static int outfile_temp(struct outfile *o, const struct outpath *t)
 {
-	char *dcopy = xstrdup(path), *bcopy = xstrdup(path), *tmp;
-	const char *dir = dirname(dcopy), *base = basename(bcopy);
-	size_t n = strlen(dir) + strlen(base) + 16;
+	size_t n = strlen(t->dir) + strlen(t->base) + 16;
+	char prefix[NAME_MAX + 1], name[NAME_MAX + 1];
+	sigset_t old;
+	int fd, e;
 
-	tmp = xmalloc(n);
-	snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
-	free(dcopy);
-	free(bcopy);
-	return tmp;
+	snprintf(prefix, sizeof(prefix) - 6, ".%s.", t->base);
+	temps_block(&old);
+	fd = outpath_tmp_create(o->dirfd, prefix, name, sizeof(name));
+	e = errno;
+	if (fd >= 0) {
+		o->tmp = xmalloc(n);
+		snprintf(o->tmp, n, "%s/%s", t->dir, name);
+		o->tmpname = o->tmp + strlen(t->dir) + 1;
+		temps_add(o->dirfd, o->tmpname);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		return err("-o %s: cannot create files in %s: %s", t->path, t->dir,
+			   strerror(e));
+	if (!(o->f = fdopen(fd, "wb"))) {
+		close(fd);
+		return -1;
+	}
+	return 0;
 }
 
 int outfile_open(struct outfile *o, const char *path)
 {
-	int fd, e, special = outfile_special(o, path);
-	sigset_t old;
+	struct outpath t;
+	int special, rc;
 
-	if (special)
-		return special > 0 ? 0 : -1;
-	o->path = xstrdup(path);
-	o->tmp = temp_name(path);
-	o->f = NULL;
-	/* Known to the signal handler from the moment it exists. */
-	temps_block(&old);
-	fd = mkstemp(o->tmp);
-	e = errno;
-	if (fd >= 0)
-		temps_add(o->tmp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (fd < 0) {
-		err("cannot create %s: %s", o->tmp, strerror(e));
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
+	*o = (struct outfile){ .dirfd = -1 };
+	if (outpath_open(&t, path))
+		return -1;
+	special = outpath_check(&t);
+	if (special < 0) {
+		outpath_close(&t);
 		return -1;
 	}
-	/* mkstemp gives 0600; a profile is meant to be shared. */
-	fchmod(fd, 0644);
-	o->f = fdopen(fd, "wb");
-	if (!o->f) {
-		close(fd);
+	/* t's directory and name become o's. */
+	o->path = xstrdup(path);
+	o->dirfd = t.dirfd;
+	rc = special ? outfile_special(o, &t) : outfile_temp(o, &t);
+	o->base = t.base;
+	t.base = NULL;
+	t.dirfd = -1;
+	outpath_close(&t);
+	if (rc && o->tmp)
 		return outfile_failed(o, "open", errno);
-	}
-	return 0;
+	if (rc)
+		outfile_abort(o);
+	return rc;
 }
 
 void outfile_abort(struct outfile *o)
@@ -355,14 +363,16 @@ void outfile_abort(struct outfile *o)
 		fclose(o->f);
 	if (o->tmp) {
 		temps_block(&old);
-		unlink(o->tmp);
-		temps_del(o->tmp);
+		unlinkat(o->dirfd, o->tmpname, 0);
+		temps_del(o->tmpname);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
+	if (o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->tmp);
 	free(o->path);
-	o->f = NULL;
-	o->tmp = o->path = NULL;
+	free(o->base);
+	*o = (struct outfile){ .dirfd = -1 };
 }
 
 int outfile_fail(struct outfile *o)
@@ -391,21 +401,18 @@ int outfile_commit(struct outfile *o)
 	o->f = NULL;
 	if (fclose(f))
 		return outfile_failed(o, "write", errno);
-	if (!o->tmp) {		/* written in place */
-		free(o->path);
-		o->path = NULL;
-		return 0;
+	if (o->tmp) {
+		temps_block(&old);
+		e = renameat(o->dirfd, o->tmpname, o->dirfd, o->base) ? errno : 0;
+		if (!e)
+			temps_del(o->tmpname);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (e)
+			return outfile_failed(o, "rename to", e);
+		free(o->tmp);
+		o->tmp = NULL;
 	}
-	temps_block(&old);
-	e = rename(o->tmp, o->path) ? errno : 0;
-	if (!e)
-		temps_del(o->tmp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (e)
-		return outfile_failed(o, "rename to", e);
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
+	outfile_abort(o);	/* nothing left to remove: frees the rest */
 	return 0;
 }
 

@@ -65,16 +65,22 @@ void hex_string(char *out, const uint8_t *id, size_t len);
 /* An output file written to "DIR/.NAME.XXXXXX" and renamed over NAME by
  * outfile_commit(), so that readers never see a half-written profile.
  * outfile_abort() removes the temporary.  Both return -1 with a message
- * naming the file on failure (full disk, read-only directory).  A device
- * or FIFO (/dev/null) is written in place; a symbolic link is refused.
+ * naming the file on failure (full disk, read-only directory).  The path
+ * obeys the output rule of lib/outpath.h, pgoprof-record's too: as root,
+ * no symbolic link in the directory part; no link, directory, or another
+ * user's file in a sticky directory at PATH.  A device or FIFO (/dev/null)
+ * is written in place; a FIFO that no process reads is refused at once.
  * While a temporary exists, SIGHUP, SIGINT and SIGTERM remove it before
  * they end the process (those signals the program leaves at their
  * default action; one it ignores or catches is left alone), and so does
  * exit(): an interrupted or failed run leaves no ".NAME.XXXXXX" behind. */
 struct outfile {
 	char *path;
-	char *tmp;
+	char *tmp;		/* "DIR/.NAME.XXXXXX"; NULL: written in place */
 	FILE *f;
+	int dirfd;		/* DIR, held open from outfile_open() on */
+	char *base;		/* NAME */
+	const char *tmpname;	/* tmp's last component */
 };
 int outfile_open(struct outfile *o, const char *path);
 int outfile_commit(struct outfile *o);

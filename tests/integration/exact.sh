@@ -80,8 +80,8 @@ check "exact: every process counted (sh and two programs)" sh -c \
 	"'$PGOPROF' show two.raw | grep -q 'counter processes = 3'"
 check "exact: each program of the command has its counts" sh -c \
 	"'$PGOPROF' show two.raw | grep -q 'path $D/loops ' && '$PGOPROF' show two.raw | grep -q 'path $D/dispatch '"
-check "exact: --callgrind-out keeps callgrind's files" sh -c "ls cg/callgrind.out.* | wc -l | grep -qx 3"
-"$PGOPROF" import -o imported.raw cg/callgrind.out.* 2>import.err
+check "exact: --callgrind-out keeps callgrind's files in a new directory in DIR" sh -c "ls cg/pgoprof-exact.*/callgrind.out.* | wc -l | grep -qx 3"
+"$PGOPROF" import -o imported.raw cg/pgoprof-exact.*/callgrind.out.* 2>import.err
 check "import of callgrind's files: the profile record --exact wrote (but META)" sh -c \
 	"test -n \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" &&
 	 test \"\$('$PGOPROF' show two.raw | grep -v '^meta')\" = \"\$('$PGOPROF' show imported.raw | grep -v '^meta')\" &&
@@ -118,7 +118,7 @@ check "compare: a raw profile is refused with the convert command (rc=$rc)" sh -
 # An output that cannot be written fails before the long run.
 "$PGOPROF" record --exact -o "$D/no/such/dir/x.raw" -- ./loops 10 >/dev/null 2>noout.err; rc=$?
 check "exact: an unwritable -o fails at once, the command not run (rc=$rc)" sh -c \
-	"test $rc = 1 && grep -q 'cannot create' noout.err && ! grep -q 'under callgrind' noout.err"
+	"test $rc = 1 && grep -q 'cannot open the directory' noout.err && ! grep -q 'under callgrind' noout.err"
 "$PGOPROF" compare -n 0 -l 3 loops.txt dispatch.txt >lines.txt 2>&1
 check "compare -l 3: the three lines whose share differs most" sh -c \
 	"test \$(grep -c '^  *[0-9.]*%  *[0-9.]*%  [a-z_]*@[0-9]*\.[0-9]' lines.txt) = 3"

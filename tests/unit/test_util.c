@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +164,34 @@ static void fork_then_commit(void)
 static void test_child_leaves_temporary(void)
 {
 	commits_in_child(fork_then_commit);
+}
+
+/* A FIFO that no process reads is refused at once, not waited for (a
+ * blocking open would never return); with a reader it is written in
+ * place.  In a child, under an alarm: a hang fails the test. */
+static void open_fifo(void)
+{
+	struct outfile o;
+	int rd;
+
+	alarm(10);
+	if (mkfifo(out, 0600) || !outfile_open(&o, out))
+		_exit(1);
+	rd = open(out, O_RDONLY | O_NONBLOCK);
+	if (rd < 0 || outfile_open(&o, out) || o.tmp || fputs("x", o.f) < 0 ||
+	    outfile_commit(&o))
+		_exit(2);
+	if (read(rd, &(char){ 0 }, 1) != 1)
+		_exit(3);
+	_exit(0);
+}
+
+static void test_fifo_without_reader(void)
+{
+	int st = in_child(open_fifo);
+
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(files(1) == 1);	/* the FIFO, and no temporary */
 }
 
 static int never(const uint8_t *head, size_t len)
@@ -385,6 +414,7 @@ int main(void)
 	RUN(test_exit_removes_temporary);
 	RUN(test_own_handler_kept);
 	RUN(test_child_leaves_temporary);
+	RUN(test_fifo_without_reader);
 	RUN(test_read_input_bounded);
 	RUN(test_md5);
 	RUN(test_hindex);
