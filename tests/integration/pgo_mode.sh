@@ -153,11 +153,12 @@ unset FAKE_LOWERED
 check "the rate record lowered: one line, last" sh -c "tail -n 1 '$D/lowered.out' | grep -q \
 	'^pgo.mk: pgoprof record sampled at 2348 Hz, not the 9999 Hz asked (PGO_FREQ): .* 9800 samples in all'"
 
-# ci/pgo-stage.sh keeps the decision with the artifacts.
+# ci/pgo-stage.sh keeps the decision with the artifacts.  No gate: two
+# timed runs of a 3 ms program decide nothing on a loaded machine.
 export FAKE_PROBE=stack
 : >"$FAKE_PROBES"
 sh "$TOP/ci/pgo-stage.sh" -C "$D/proj" -o "$D/art" PGOPROF="$D/pgoprof" PGO_PROBE="$D/probe" \
-	PGO_DIR="$D/stage" PGO_RUNS=2 PGO_WARMUP=0 PGO_PROXY_CMD= >"$D/stage.out" 2>&1
+	PGO_DIR="$D/stage" PGO_RUNS=2 PGO_WARMUP=0 PGO_PROXY_CMD= PGO_GATE=none >"$D/stage.out" 2>&1
 rc=$?
 check "ci/pgo-stage.sh with auto: exits 0 (rc=$rc), one probe" sh -c "test $rc = 0 && test \$(grep -c . '$FAKE_PROBES') = 1"
 check "ci/pgo-stage.sh: mode.log among the artifacts, with the decision" grep -q \
