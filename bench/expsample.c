@@ -34,6 +34,9 @@ static void usage(FILE *f)
 "      --seed S        the generator's seed (default 1): same seed, same output\n"
 "      --max-depth D   frames per stack, leaf included (default 127, the\n"
 "                      kernel's default perf_event_max_stack)\n"
+"      --meta KEY=VALUE  set a META key of the output (repeatable), e.g.\n"
+"                      signal=time event=cpu-clock, for the tests of the\n"
+"                      converter's rules by signal\n"
 "  -o, --output OUT    write here (atomically; '-': stdout)\n");
 }
 
@@ -56,16 +59,19 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "max-depth", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "meta", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct xs_options o = { .seed = 1, .max_depth = 127 };
 	const char *out = NULL;
+	char **meta = NULL;
+	size_t nmeta = 0, cap = 0;
 	struct raw_profile in, p;
 	struct xs_stats st;
 	uint64_t v;
 	char *end;
-	int opt;
+	int opt, rc;
 
 	progname = "expsample";
 	while ((opt = getopt_long(argc, argv, "n:o:h", longopts, NULL)) != -1) {
@@ -93,6 +99,14 @@ int main(int argc, char **argv)
 			o.max_depth = (uint32_t)v;
 			break;
 		case 'o': out = optarg; break;
+		case 'm':
+			if (!strchr(optarg, '=') || *optarg == '=') {
+				err("--meta %s: give KEY=VALUE", optarg);
+				return 2;
+			}
+			grow(&meta, &cap, nmeta + 1, sizeof(*meta));
+			meta[nmeta++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -104,15 +118,21 @@ int main(int argc, char **argv)
 	if (raw_read_file(&in, argv[optind]))
 		return 1;
 	raw_init(&p);
-	if (xs_sample(&in, argv[optind], &o, &p, &st) || raw_write_file(&p, out)) {
-		raw_free(&in);
-		raw_free(&p);
-		return 1;
+	rc = xs_sample(&in, argv[optind], &o, &p, &st) ? 1 : 0;
+	for (size_t i = 0; !rc && i < nmeta; i++) {
+		char *eq = strchr(meta[i], '=');
+
+		*eq = '\0';
+		raw_set_meta(&p, meta[i], eq + 1);
 	}
-	fprintf(stderr, "expsample: wrote %s: %" PRIu64 " samples of %" PRIu64 " instructions (%" PRIu64 " moved by skid), %" PRIu64 " caller frames; stacks ended by a call without a next instruction %" PRIu64 ", at --max-depth %" PRIu64 ", at recursion %" PRIu64 "; %" PRIu64 " calls not to a function's start; %" PRIu64 " objects without symbols (functions from call targets)\n",
-		out, o.samples, st.instructions, st.skidded, st.frames, st.no_return,
-		st.depth_cut, st.recursion_cut, st.calls_not_to_entry, st.objects_without_symbols);
+	if (!rc && raw_write_file(&p, out))
+		rc = 1;
+	if (!rc)
+		fprintf(stderr, "expsample: wrote %s: %" PRIu64 " samples of %" PRIu64 " instructions (%" PRIu64 " moved by skid), %" PRIu64 " caller frames; stacks ended by a call without a next instruction %" PRIu64 ", at --max-depth %" PRIu64 ", at recursion %" PRIu64 "; %" PRIu64 " calls not to a function's start; %" PRIu64 " objects without symbols (functions from call targets)\n",
+			out, o.samples, st.instructions, st.skidded, st.frames, st.no_return,
+			st.depth_cut, st.recursion_cut, st.calls_not_to_entry, st.objects_without_symbols);
 	raw_free(&in);
 	raw_free(&p);
-	return 0;
+	free(meta);
+	return rc;
 }
