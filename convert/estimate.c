@@ -30,8 +30,11 @@ enum estimator estimator_for_signal(enum raw_signal s, const char **why)
 {
 	switch (s) {
 	case SIGNAL_EXEC:
-		*why = "samples proportional to executions";
-		return EST_MEAN;
+		/* A block's samples per instruction is its execution rate;
+		 * the largest of a line's blocks is what exact counts give
+		 * the line (llvm-profgen's max rule, convert/lbr.c). */
+		*why = "samples proportional to executions: a line counts as its busiest basic block";
+		return EST_BLOCK;
 	case SIGNAL_TIME:
 		*why = "time samples: a line's samples, as measured best for them";
 		return EST_SUM;

@@ -36,7 +36,7 @@ conv() {
 	"$PGOPROF" convert "$_r" --binary dispatch -f llvm-text -o "$_n.txt" "$@" 2>"$_n.err"
 }
 conv few few.raw
-conv few-mean few.raw --estimator mean
+conv few-block few.raw --estimator block
 conv few-sum few.raw --estimator sum
 conv many many.raw
 conv time time.raw
@@ -47,10 +47,10 @@ conv unknown unknown.raw
 conv exact exact.raw
 conv few-quiet few.raw --min-samples 0
 
-check "convert_signal: execution samples: the line says mean and why" \
-	grep -qx 'pgoprof convert: estimator mean: samples proportional to executions (event instructions)' few.err
-check "convert_signal: execution samples: auto gives mean's profile, not sum's" sh -c \
-	'cmp -s few.txt few-mean.txt && ! cmp -s few.txt few-sum.txt'
+check "convert_signal: execution samples: the line says block and why" \
+	grep -qx 'pgoprof convert: estimator block: samples proportional to executions: a line counts as its busiest basic block (event instructions)' few.err
+check "convert_signal: execution samples: auto gives block's profile, not sum's" sh -c \
+	'cmp -s few.txt few-block.txt && ! cmp -s few.txt few-sum.txt'
 check "convert_signal: time samples: the line says sum and why" \
 	grep -qx 'pgoprof convert: estimator sum: time samples: a line.s samples, as measured best for them (event cpu-clock)' time.err
 check "convert_signal: time samples: auto gives sum's profile, not mean's" sh -c \

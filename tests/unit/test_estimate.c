@@ -295,7 +295,7 @@ static void test_for_signal(void)
 {
 	const char *why = NULL;
 
-	CHECK(estimator_for_signal(SIGNAL_EXEC, &why) == EST_MEAN && why && *why);
+	CHECK(estimator_for_signal(SIGNAL_EXEC, &why) == EST_BLOCK && why && *why);
 	CHECK(estimator_for_signal(SIGNAL_TIME, &why) == EST_SUM && why && *why);
 	CHECK(estimator_for_signal(SIGNAL_UNKNOWN, &why) == EST_MEAN && why && *why);
 	CHECK(!strcmp(estimator_name(EST_SUM), "sum"));
