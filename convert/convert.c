@@ -493,8 +493,9 @@ static void choose_estimator(struct conv *c)
 	if (c->quiet)
 		return;
 	if (c->lbr_mode)
-		fprintf(stderr, "%s: no estimator: %s: each range's count is its executions\n",
-			progname, s == SIGNAL_EXACT ? "exact counts" : "branch records");
+		fprintf(stderr, "%s: no estimator: %s\n", progname,
+			s == SIGNAL_EXACT ? "exact counts: each range's count is its executions"
+			: "branch records: each range counts as it ran");
 	else
 		fprintf(stderr, "%s: estimator %s: %s%s%s%s\n", progname,
 			estimator_name(c->estimator), why, event ? " (event " : "",
