@@ -519,10 +519,11 @@ static void report_sufficiency(const struct conv *c)
 	if (got && asked && strcmp(got, asked))
 		snprintf(rate, sizeof(rate), "; recorded at %s Hz of the %s Hz asked for (pgoprof-record lowered its rate under load)",
 			 got, asked);
-	warnx("warning: only %" PRIu64 " %s of %s (fewer than %" PRIu64 ", --min-samples): too few to trust, such a profile can make the program slower%s; record a longer training run, at a higher rate (-F), or several runs combined with 'pgoprof merge'",
-	      n, c->lbr_mode ? "branch records (ranges)" : s == SIGNAL_TIME ? "time samples"
+	/* Not "N samples of ELF": scripts read that from the summary. */
+	warnx("warning: %s has only %" PRIu64 " %s (fewer than %" PRIu64 ", --min-samples): too few to trust, such a profile can make the program slower%s; record a longer training run, at a higher rate (-F), or several runs combined with 'pgoprof merge'",
+	      c->binary, n, c->lbr_mode ? "branch records (ranges)" : s == SIGNAL_TIME ? "time samples"
 	      : s == SIGNAL_EXEC ? "execution samples" : "samples",
-	      c->binary, c->min_samples, rate);
+	      c->min_samples, rate);
 }
 
 static void report(const struct conv *c)

@@ -63,10 +63,10 @@ check "convert_signal: exact counts: no estimator, said so; no sample warning" s
 check "convert_signal: an explicit --estimator wins, without the line" sh -c \
 	"! grep -q 'estimator' few-sum.err"
 check "convert_signal: 2,000 execution samples: too few, what to do" sh -c \
-	"grep -q '^pgoprof convert: warning: only [0-9]* execution samples of dispatch (fewer than 50000, --min-samples): too few to trust' few.err &&
+	"grep -q '^pgoprof convert: warning: dispatch has only [0-9]* execution samples (fewer than 50000, --min-samples): too few to trust' few.err &&
 	 grep -q 'a longer training run, at a higher rate (-F), or several runs combined with .pgoprof merge.' few.err"
 check "convert_signal: 2,000 time samples at a lowered rate: said in the warning" \
-	grep -q "^pgoprof convert: warning: only [0-9]* time samples of dispatch .*; recorded at 2348 Hz of the 9999 Hz asked for (pgoprof-record lowered its rate under load); record a longer" time.err
+	grep -q "^pgoprof convert: warning: dispatch has only [0-9]* time samples .*; recorded at 2348 Hz of the 9999 Hz asked for (pgoprof-record lowered its rate under load); record a longer" time.err
 check "convert_signal: 200,000 samples: no warning" sh -c \
 	"grep -q 'samples of dispatch' many.err && ! grep -q 'too few' many.err timemany.err"
 check "convert_signal: --min-samples 0: no warning" sh -c \
