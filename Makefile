@@ -86,6 +86,10 @@ include tests/lbrsynth/lbrsynth.mk
 # Synthesized branch-record samples as perf.data, for conversion benchmarks.
 $(B)/bench/lbrgen: $(B)/bench/lbrgen.o $(call layer_libs,$(B),synth proc raw lib)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcapstone -lelf -lz
+# Execution-proportional samples drawn from exact counts, for
+# bench/quality.sh -S and the tests of convert's signal rules.
+$(B)/bench/expsample: $(B)/bench/expsample.o $(call layer_libs,$(B),synth proc raw lib)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lz
 # The branch-stack rule on both sides, for tests/integration/lbrfold.sh:
 # the BPF fold and the collector's map reading against perf.data records.
 $(B)/lbrfold: $(B)/tests/lbrfold/lbrfold.o $(call layer_libs,$(B),collector synth proc raw lib)
@@ -123,7 +127,7 @@ $(B)/tests/test_%: $(B)/san/tests/unit/test_%.o $(TEST_LIBS) $(PB_OBJ)
 	$(CC) $(SAN) -o $@ $^ -ldw -lelf -lcapstone -lz -lm -liberty -lprotobuf-c
 
 # The unit tests, and the tools the integration tests run.
-unit-tests: $(UNIT_TESTS) $(B)/flamegen $(B)/lbrfold $(B)/fpcount lbrsynth
+unit-tests: $(UNIT_TESTS) $(B)/flamegen $(B)/lbrfold $(B)/fpcount $(B)/bench/expsample lbrsynth
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5

@@ -43,7 +43,20 @@ Programs (sources fetched at first use with apt-get source, never committed):
 Options:
   -w, --workload W[,W]   sqlite, bzip2, lua, or all (default all)
   -c, --compiler C[,C]   clang, gcc, or all (default all)
-  -F, --freq HZ[,HZ]     sampling rates (default 99,999,9999)
+  -F, --freq HZ[,HZ]     sampling rates (default 99,999,9999; none: no
+                         cpu-clock recordings)
+  -S, --sim N[,N]        simulated execution-proportional samples (issue
+                         28): N samples drawn from the exact profile of the
+                         training run in proportion to each instruction's
+                         count (build/bench/expsample, seeds 1..REPS), and
+                         N/skid with half of them moved to the next executed
+                         instruction (e.g. 5000,50000,500000,50000/skid);
+                         converted with the exact build (default: none)
+  -E, --sim-estimators E[,E]
+                         the estimators the simulated profiles are
+                         converted with, each a row (default: auto, what
+                         convert picks for their signal)
+      --no-instr         no instrumented-PGO build (its row shows —)
   -R, --replicates K     independent recordings per rate (default 3)
   -n, --top N            functions listed per program x compiler (default 8)
   -j, --jobs N           parallel builds and cachegrind runs (default 2)
@@ -70,16 +83,18 @@ step() { echo "== quality $(date +%T): $*" >&2; }
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CMDLINE="bench/quality.sh${*:+ $*}"
-PGOPROF=$REPO/pgoprof
+PGOPROF=${PGOPROF:-$REPO/pgoprof}
 workloads=all compilers=all freqs=99,999,9999 nrep=3 top=8 jobs=2 fresh=
 variant= xopts= profi=-fsample-profile-use-profi
+sims= simests=auto instr=1
+EXPSAMPLE=${EXPSAMPLE:-$REPO/build/bench/expsample}
 out=$REPO/bench/results/quality.md
 WROOT=$REPO/bench/work/quality
 
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        -w|--workload|-c|--compiler|-F|--freq|-R|--replicates|-n|--top|-j|--jobs|-o|--output|--work|-V|--variant|-X|--convert-opts)
+        -w|--workload|-c|--compiler|-F|--freq|-R|--replicates|-n|--top|-j|--jobs|-o|--output|--work|-V|--variant|-X|--convert-opts|-S|--sim|-E|--sim-estimators)
             [ $# -ge 2 ] || die "$1 needs a value (see --help)"
             case $1 in
                 -w|--workload) workloads=$2 ;;
@@ -92,10 +107,13 @@ while [ $# -gt 0 ]; do
                 --work) WROOT=$2 ;;
                 -V|--variant) variant=.$2 ;;
                 -X|--convert-opts) xopts=$2 ;;
+                -S|--sim) sims=$2 ;;
+                -E|--sim-estimators) simests=$2 ;;
             esac
             shift 2 ;;
         --fresh) fresh=1; shift ;;
         --no-profi) profi=; shift ;;
+        --no-instr) instr=; shift ;;
         *) usage >&2; die "unknown argument '$1'" ;;
     esac
 done
@@ -103,7 +121,12 @@ done
 [ "$compilers" = all ] && compilers=clang,gcc
 IFS=, read -ra WLS <<<"$workloads"
 IFS=, read -ra CCS <<<"$compilers"
-IFS=, read -ra FREQS <<<"$freqs"
+FREQS=() SIMS=() SIMESTS=()
+[ "$freqs" = none ] || IFS=, read -ra FREQS <<<"$freqs"
+[ -z "$sims" ] || IFS=, read -ra SIMS <<<"$sims"
+IFS=, read -ra SIMESTS <<<"$simests"
+for s in "${SIMS[@]}"; do [[ $s =~ ^[1-9][0-9]*(/skid)?$ ]] || die "-S: bad sample count '$s' (N or N/skid)"; done
+for e in "${SIMESTS[@]}"; do case $e in auto|mean|sum|max|block|block-capped|flow) ;; *) die "-E: unknown estimator '$e'" ;; esac; done
 for w in "${WLS[@]}"; do case $w in sqlite|bzip2|lua) ;; *) die "unknown workload '$w' (sqlite, bzip2, lua)" ;; esac; done
 for c in "${CCS[@]}"; do case $c in clang|gcc) ;; *) die "unknown compiler '$c' (clang, gcc)" ;; esac; done
 for f in "${FREQS[@]}"; do [[ $f =~ ^[1-9][0-9]*$ ]] || die "-F: bad frequency '$f'"; done
@@ -116,13 +139,16 @@ wl_setup
 # ---------------------------------------------------------------- profiles
 
 # The compiler input as pgo.mk makes it, with its defaults (PGO_FORMAT_clang / PGO_FORMAT_gcc,
-# PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads.
+# PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads;
+# conv_opts E: with --estimator E instead (auto: convert's own choice)
 conv_opts() {
+    local e=${1:-sum} t
+    case $CC in clang) t=calls ;; gcc) t=stack ;; esac
+    EST=(--call-targets "$t")
+    [ "$e" = auto ] || EST=(--estimator "$e" "${EST[@]}")
     case $CC in
-        clang) EST=(--estimator sum --call-targets calls)
-               CONV=(--format llvm-extbinary "${EST[@]}"); EXT=prof ;;
-        gcc) EST=(--estimator sum --call-targets stack)
-             CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
+        clang) CONV=(--format llvm-extbinary "${EST[@]}"); EXT=prof ;;
+        gcc) CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
     esac
 }
 use_flags() { # PROFILE: sets USE
@@ -162,19 +188,43 @@ record() {
 # sampled one)
 pid() { if [ "$1" = exact ]; then echo exact; else echo "$1$variant"; fi; }
 
-# convert ID: $W/prof/PID.EXT (the compiler's input) and $W/prof/PID.txt
-# (LLVM text, same estimator), from the binary the raw profile is of
+# convert ID [RAW EST]: $W/prof/PID.EXT (the compiler's input) and
+# $W/prof/PID.txt (LLVM text, same estimator), from the binary the raw
+# profile is of; a simulated profile (RAW, of the exact build) is
+# converted with estimator EST and named ID
 convert() {
-    local id=$1 bin=$W/bin/fp p x=()
+    local id=$1 bin=$W/bin/fp p x=() raw=$W/prof/$1.raw
     p=$(pid "$id")
     [ "$id" = exact ] && bin=$W/bin/ex
     [ "$id" = exact ] || read -ra x <<<"$xopts"
     conv_opts
-    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" "${CONV[@]}" "${x[@]}" \
+    if [ $# -gt 1 ]; then
+        raw=$2 bin=$W/bin/ex p=$id x=()
+        conv_opts "$3"
+    fi
+    "$PGOPROF" convert "$raw" --binary "$bin" "${CONV[@]}" "${x[@]}" \
         -o "$W/prof/$p.$EXT" 2>"$W/logs/convert-$p.log" \
         || { cat "$W/logs/convert-$p.log" >&2; die "pgoprof convert $p failed"; }
-    "$PGOPROF" convert "$W/prof/$id.raw" --binary "$bin" --format llvm-text "${EST[@]}" "${x[@]}" \
+    "$PGOPROF" convert "$raw" --binary "$bin" --format llvm-text "${EST[@]}" "${x[@]}" \
         -o "$W/prof/$p.txt" -q || die "pgoprof convert $p --format llvm-text failed"
+}
+
+# sim_id SPEC K EST: the name of a simulated profile
+sim_id() { echo "sim-${1/\//-}-r$2.$3"; }
+
+# simulate SPEC K: $W/prof/sim-SPEC-rK.raw ('/' as '-'), SPEC's samples
+# (N or N/skid) drawn from the exact profile with seed K, cached by the
+# exact profile's checksum and expsample's
+simulate() {
+    local raw=$W/prof/sim-${1/\//-}-r$2.raw n=${1%/skid} key skid=()
+    [ "$n" = "$1" ] || skid=(--skid 0.5)
+    key="$(md5 "$W/prof/exact.raw") $(md5 "$EXPSAMPLE") $n ${skid[*]} $2"
+    if [ -z "$fresh" ] && [ -s "$raw" ] && [ "$(cat "$raw.key" 2>/dev/null)" = "$key" ]; then
+        return 0
+    fi
+    "$EXPSAMPLE" "$W/prof/exact.raw" -n "$n" "${skid[@]}" --seed "$2" -o "$raw" \
+        2>"$W/logs/expsample-${1/\//-}-r$2.log" || die "expsample $1 failed (see $W/logs)"
+    echo "$key" >"$raw.key"
 }
 
 # samples ID: the sampled binary's samples (cpu-clock) in the recording
@@ -232,6 +282,31 @@ stat3() {
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a / b - 1) * 100 }'; }
 
+# sim_row SPEC EST: the table row of the simulated profiles SPEC converted
+# with EST (median over the seeds), their lines in recordings.txt.tmp;
+# SIM_MED: the median Ir.  Needs irb, ire.
+sim_row() {
+    local sp=$1 e=$2 k p irs=() ovs=() smp=() med mn mx b h t
+    for ((k = 1; k <= nrep; k++)); do
+        p=$(sim_id "$sp" "$k" "$e")
+        irs+=("$(head -n 1 "$W/bin/pgo-$p.ir")")
+        ovs+=("$(overlap "$p")")
+        smp+=("$(samples "$p")")
+        printf '%s %s %s %s %s - -\n' "$WL-$CC" "$p" "${smp[k-1]}" "$(pct "${irs[k-1]}" "$irb")" "${ovs[k-1]}" >>"$W/recordings.txt.tmp"
+    done
+    read -r med mn mx <<<"$(printf '%s\n' "${irs[@]}" | stat3)"
+    b=$(printf '%s\n' "${ovs[@]}" | awk '{ print $1 }' | stat3 | cut -d' ' -f1)
+    h=$(printf '%s\n' "${ovs[@]}" | awk '{ print $2 }' | stat3 | cut -d' ' -f1)
+    t=$(printf '%s\n' "${ovs[@]}" | awk '{ print $3 }' | stat3 | cut -d' ' -f1)
+    printf '| simulated exec %s%s, --estimator %s (median of %d)%s | %s | %.1f | %s | %s..%s | %s | %.4f | %.4f | %.4f |\n' \
+        "${sp%/skid}" "$( [ "$sp" = "${sp%/skid}" ] || echo ', skid 0.5')" "$e" "$nrep" \
+        "$(for ((k = 1; k <= nrep; k++)); do wa "pgo-$(sim_id "$sp" "$k" "$e")"; done | head -n 1)" \
+        "$(printf '%s\n' "${smp[@]}" | stat3 | cut -d' ' -f1)" "$(awk -v a="$med" 'BEGIN { print a / 1e6 }')" \
+        "$(pct "$med" "$irb")" "$(pct "$mn" "$irb")" "$(pct "$mx" "$irb")" \
+        "$(awk -v a="$med" -v b="$irb" -v e="$ire" 'BEGIN { printf (b == e ? "—" : "%.2f"), (b - a) / (b - e) }')" "$b" "$h" "$t"
+    SIM_MED=$med
+}
+
 # ---------------------------------------------------------------- one program x compiler
 
 run_one() {
@@ -250,11 +325,11 @@ run_one() {
     esac
     step "$WL/$CC: baseline, sampled and exact builds"
     pool_run build base "" -O2 -g
-    pool_run build fp "" "${fpflags[@]}"
+    [ ${#FREQS[@]} -eq 0 ] || pool_run build fp "" "${fpflags[@]}"
     pool_run build ex "" "${exflags[@]}"
     pool_wait
     wl_ref "$W/bin/base"
-    build_instr
+    [ -z "$instr" ] || build_instr
 
     # recordings: the exact one, then REPS per rate
     local ids=() hz k id
@@ -270,7 +345,7 @@ run_one() {
 
     step "$WL/$CC: convert, build with each profile"
     conv_opts
-    local names=(base instr) nm psum p
+    local names=(base ${instr:+instr}) nm psum p sp e
     for id in exact "${ids[@]}"; do
         convert "$id"
         p=$(pid "$id")
@@ -278,6 +353,20 @@ run_one() {
         use_flags "$W/prof/$p.$EXT"
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
+    done
+    # simulated execution-proportional samples, of the exact build
+    for sp in "${SIMS[@]}"; do
+        for ((k = 1; k <= nrep; k++)); do
+            simulate "$sp" "$k"
+            for e in "${SIMESTS[@]}"; do
+                p=$(sim_id "$sp" "$k" "$e")
+                convert "$p" "$W/prof/sim-${sp/\//-}-r$k.raw" "$e"
+                psum=$(md5 "$W/prof/$p.$EXT")
+                use_flags "$W/prof/$p.$EXT"
+                pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
+                names+=("pgo-$p")
+            done
+        done
     done
     pool_wait
     # the baseline with the workaround too, when a profile needed it
@@ -293,7 +382,8 @@ run_one() {
     # the table
     local irb iri ire ir
     irb=$(head -n 1 "$W/bin/base.ir")
-    iri=$(head -n 1 "$W/bin/instr.ir")
+    iri=$irb
+    [ -z "$instr" ] || iri=$(head -n 1 "$W/bin/instr.ir")
     ire=$(head -n 1 "$W/bin/pgo-exact.ir")
     local exsecs exinsn
     exsecs=$(cat "$W/prof/exact.raw.secs")
@@ -306,7 +396,7 @@ run_one() {
     echo "| profile | samples | Ir (M) | Ir vs -O2 | spread (min..max) | of exact's reduction | body | head | target |"
     echo "|---|---:|---:|---:|---|---:|---:|---:|---:|"
     printf '| -O2 | | %.1f | — | | | | | |\n' "$(awk -v a="$irb" 'BEGIN { print a / 1e6 }')"
-    printf '| instrumented PGO | | %.1f | %s | | %s | | | |\n' "$(awk -v a="$iri" 'BEGIN { print a / 1e6 }')" \
+    [ -z "$instr" ] || printf '| instrumented PGO | | %.1f | %s | | %s | | | |\n' "$(awk -v a="$iri" 'BEGIN { print a / 1e6 }')" \
         "$(pct "$iri" "$irb")" "$(awk -v a="$iri" -v b="$irb" -v e="$ire" 'BEGIN { printf (b == e ? "—" : "%.2f"), (b - a) / (b - e) }')"
     if [ -s "$W/bin/base-wa.ir" ] && ls "$W"/bin/*.workaround >/dev/null 2>&1; then
         ir=$(head -n 1 "$W/bin/base-wa.ir")
@@ -344,6 +434,13 @@ run_one() {
         done
         rows+=("$hz $(pct "$med" "$irb")")
     done
+    local sp e
+    for sp in "${SIMS[@]}"; do
+        for e in "${SIMESTS[@]}"; do
+            sim_row "$sp" "$e"
+            rows+=("sim:$sp:$e $(pct "$SIM_MED" "$irb")")
+        done
+    done
     mv "$W/recordings.txt.tmp" "$W/recordings.txt"
     echo
     if ls "$W"/bin/*.workaround >/dev/null 2>&1; then
@@ -367,15 +464,11 @@ run_one() {
     echo
     # summary line for the overview table
     printf '| %s | %s | %.1f | %s | %s |' "$WL" "$CCBIN" "$(awk -v a="$irb" 'BEGIN { print a / 1e6 }')" \
-        "$(pct "$iri" "$irb")" "$(pct "$ire" "$irb")$(wa pgo-exact)" >"$W/summary.line"
-    for hz in "${FREQS[@]}"; do
-        for r in "${rows[@]}"; do
-            [ "${r%% *}" = "$hz" ] && printf ' %s |' "${r#* }" >>"$W/summary.line"
-        done
-    done
+        "$( [ -n "$instr" ] && pct "$iri" "$irb" || echo —)" "$(pct "$ire" "$irb")$(wa pgo-exact)" >"$W/summary.line"
+    for r in "${rows[@]}"; do printf ' %s |' "${r#* }" >>"$W/summary.line"; done
     echo >>"$W/summary.line"
     # the functions that differ most, for the highest rate's median recording
-    if [ "$top" -gt 0 ]; then
+    if [ "$top" -gt 0 ] && [ ${#FREQS[@]} -gt 0 ]; then
         local hi=${FREQS[${#FREQS[@]}-1]} best= bestd=
         for ((k = 1; k <= nrep; k++)); do
             id=$(pid "F$hi-r$k")
@@ -412,9 +505,11 @@ report() { # the header, the summary table, then the sections
         echo
         printf '| program | compiler | -O2 Ir (M) | instrumented | exact counts |'
         for hz in "${FREQS[@]}"; do printf ' sampled %s Hz |' "$hz"; done
+        for sp in "${SIMS[@]}"; do for e in "${SIMESTS[@]}"; do printf ' sim %s %s |' "$sp" "$e"; done; done
         echo
         printf '|---|---|---:|---:|---:|'
         for hz in "${FREQS[@]}"; do printf -- '---:|'; done
+        for sp in "${SIMS[@]}"; do for e in "${SIMESTS[@]}"; do printf -- '---:|'; done; done
         echo
         cat "$WROOT"/summary.lines 2>/dev/null || true
         echo

@@ -5,9 +5,15 @@
 #include "../convert/convert.h"
 #include "../lib/util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Past every character, so that no short or write option (writeopts.h)
+ * takes it. */
+enum { OPT_MIN_SAMPLES = 256 };
 
 static void usage(FILE *f)
 {
@@ -34,11 +40,16 @@ static void usage(FILE *f)
 "      --afdo-version V    afdo: 2 (GCC 12+, default), 1 (GCC 11 and\n"
 "                          earlier) or llvm (llvm-profdata, clang)\n"
 "  -e, --estimator E       a line's count from its instructions' samples:\n"
-"                          mean (default; per instruction), sum, max,\n"
+"                          auto (default: by what the profile's samples\n"
+"                          measure, META signal: block for execution samples,\n"
+"                          sum for time samples, mean for unknown ones; said\n"
+"                          on stderr), mean (per instruction), sum, max,\n"
 "                          block (the mean of its basic blocks), block-capped\n"
 "                          (the same without each block's most sampled\n"
 "                          instruction), flow (block-capped, pooled over the\n"
 "                          blocks that run equally often)\n"
+"      --min-samples N     warn when the binary has fewer samples (branch\n"
+"                          records: ranges) than N (default %d; 0: never)\n"
 "      --call-targets T    stack samples, without branch records: a call\n"
 "                          target's count is stack (default; the samples\n"
 "                          taken in the callee called from there), calls\n"
@@ -46,7 +57,7 @@ static void usage(FILE *f)
 "                          or none (no call targets)\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n");
+"2 usage.\n", CONVERT_MIN_SAMPLES);
 }
 
 int convert_parse_args(struct convert_options *o, int argc, char **argv)
@@ -60,6 +71,7 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "estimator", required_argument, NULL, 'e' },
 		{ "call-targets", required_argument, NULL, 'T' },
+		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
 		WRITE_LONGOPTS,
 		{ 0 },
 	};
@@ -68,6 +80,8 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 	o->wo.format = FMT_LLVM_EXTBINARY;
 	o->wo.afdo_version = 2;
 	o->estimator = EST_MEAN;
+	o->estimator_auto = 1;
+	o->min_samples = CONVERT_MIN_SAMPLES;
 	o->targets = TARGETS_STACK;
 	while ((opt = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
 		w = write_option(opt, optarg, &o->wo);
@@ -81,12 +95,26 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 		case 'R': o->recorded_path = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'e':
+			o->estimator_auto = !strcmp(optarg, "auto");
+			if (o->estimator_auto)
+				break;
 			if (estimator_by_name(optarg) < 0) {
-				err("--estimator %s: give mean, sum, max, block, block-capped or flow", optarg);
+				err("--estimator %s: give auto, mean, sum, max, block, block-capped or flow", optarg);
 				return 2;
 			}
 			o->estimator = (enum estimator)estimator_by_name(optarg);
 			break;
+		case OPT_MIN_SAMPLES: {
+			char *end;
+
+			errno = 0;
+			o->min_samples = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-') {
+				err("--min-samples %s: give a whole number (0: never warn)", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'T':
 			if (!strcmp(optarg, "calls"))
 				o->targets = TARGETS_CALLS;

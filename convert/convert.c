@@ -11,6 +11,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
+#include "../raw/signal.h"
 #include "../lib/hash.h"
 
 #include <inttypes.h>
@@ -53,6 +54,7 @@ struct conv {
 	size_t zero_funcs;		/* call targets only: omitted */
 	enum estimator estimator;
 	enum call_targets targets;
+	uint64_t min_samples;
 	struct est_table est;
 	uint8_t *consumed;		/* per IP record: counted by the walk */
 	size_t ip_next;			/* walk: first IP record at or after
@@ -481,9 +483,53 @@ static void report_lost(const struct conv *c)
 		   : "more map entries (pgoprof-record --max-stacks)");
 }
 
+/* The estimator of --estimator auto, in one line on stderr. */
+static void choose_estimator(struct conv *c)
+{
+	const char *why, *event = raw_get_meta(&c->raw, "event");
+	enum raw_signal s = raw_signal_of(&c->raw);
+
+	c->estimator = estimator_for_signal(s, &why);
+	if (c->quiet)
+		return;
+	if (c->lbr_mode)
+		fprintf(stderr, "%s: no estimator: %s\n", progname,
+			s == SIGNAL_EXACT ? "exact counts: each range's count is its executions"
+			: "branch records: each range counts as it ran");
+	else
+		fprintf(stderr, "%s: estimator %s: %s%s%s%s\n", progname,
+			estimator_name(c->estimator), why, event ? " (event " : "",
+			event ? event : "", event ? ")" : "");
+}
+
+/* Too few samples to trust (issue 28): the count, what the recorder did
+ * to its rate, and what to do.  Branch records count their ranges (up to
+ * 32 a sample, correlated within it: more are needed than IP samples,
+ * not fewer); exact counts are never short. */
+static void report_sufficiency(const struct conv *c)
+{
+	enum raw_signal s = raw_signal_of(&c->raw);
+	const char *got = raw_get_meta(&c->raw, "sample_freq");
+	const char *asked = raw_get_meta(&c->raw, "sample_freq_requested");
+	uint64_t n = c->lbr_mode ? c->lbr.ranges : c->samples;
+	char rate[160] = "";
+
+	if (!c->min_samples || s == SIGNAL_EXACT || !n || n >= c->min_samples)
+		return;
+	if (got && asked && strcmp(got, asked))
+		snprintf(rate, sizeof(rate), "; recorded at %s Hz of the %s Hz asked for (pgoprof-record lowered its rate under load)",
+			 got, asked);
+	/* Not "N samples of ELF": scripts read that from the summary. */
+	warnx("warning: %s has only %" PRIu64 " %s (fewer than %" PRIu64 ", --min-samples): too few to trust, such a profile can make the program slower%s; record a longer training run, at a higher rate (-F), or several runs combined with 'pgoprof merge'",
+	      c->binary, n, c->lbr_mode ? "branch records (ranges)" : s == SIGNAL_TIME ? "time samples"
+	      : s == SIGNAL_EXEC ? "execution samples" : "samples",
+	      c->min_samples, rate);
+}
+
 static void report(const struct conv *c)
 {
 	report_lost(c);
+	report_sufficiency(c);
 	if (c->lbr_mode) {
 		report_lbr(c);
 		return;
@@ -522,7 +568,7 @@ int convert_profile(const struct convert_options *o)
 		.raw_path = o->raw_path, .binary = o->binary, .debug = o->debug,
 		.output = o->output, .recorded_path = o->recorded_path,
 		.wo = o->wo, .quiet = o->quiet, .estimator = o->estimator,
-		.targets = o->targets,
+		.targets = o->targets, .min_samples = o->min_samples,
 	};
 	int rc = 1;
 
@@ -536,14 +582,16 @@ int convert_profile(const struct convert_options *o)
 	c.callee_sym = xcalloc(c.raw.nobjs, sizeof(*c.callee_sym));
 	c.callee_tried = xcalloc(c.raw.nobjs, 1);
 	{
-		const struct raw_object *o = &c.raw.objs[c.obj];
+		const struct raw_object *ob = &c.raw.objs[c.obj];
 
 		/* Branch records count executions; where a profile has them,
 		 * they are the profile (IP samples only fill in the report). */
-		c.lbr_mode = o->nranges > 0;	/* branches alone (perf -j any_call) carry no line counts */
+		c.lbr_mode = ob->nranges > 0;	/* branches alone (perf -j any_call) carry no line counts */
+		if (o->estimator_auto)
+			choose_estimator(&c);
 		if (c.lbr_mode) {
-			for (size_t i = 0; i < o->nips; i++)
-				c.samples += o->ips[i].count;
+			for (size_t i = 0; i < ob->nips; i++)
+				c.samples += ob->ips[i].count;
 			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr);
 		} else {
 			add_ips(&c);

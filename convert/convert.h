@@ -24,14 +24,28 @@ struct convert_options {
 					 * at this path, or NULL */
 	struct write_options wo;
 	enum estimator estimator;
+	int estimator_auto;		/* estimator by the profile's signal
+					 * (estimator_for_signal), said on
+					 * stderr */
 	enum call_targets targets;
+	uint64_t min_samples;		/* fewer samples of the binary (branch
+					 * records: ranges) warn; 0: never */
 	int quiet;			/* no summary on stderr */
 };
 
+/* --min-samples' default.  Drawn from exact counts, 5,000
+ * execution-proportional samples got 16-63% of the exact profile's Ir
+ * reduction with clang and 50,000 got 72-100% (bench/results/
+ * quality-signal.md); the cpu-clock recordings of pgo.mk's defaults had
+ * 2,000-9,000 samples and got 20-87% (bench/results/ablation.md). */
+#define CONVERT_MIN_SAMPLES 50000
+
 /* Write o->binary's sample profile from o->raw_path to o->output (written
  * atomically: a temporary, then renamed), and unless o->quiet a summary on
- * stderr: samples attributed and dropped, and why (counts are samples;
- * branch records: ranges and branches).  Returns 0, or 1 after one message
+ * stderr: the estimator chosen (o->estimator_auto) and why, samples
+ * attributed and dropped, and why (counts are samples; branch records:
+ * ranges and branches), and a warning when the binary has fewer than
+ * o->min_samples samples, with what to do.  Returns 0, or 1 after one message
  * on stderr (unreadable or bad input, the binary not in the profile, a
  * write error); nothing is written then. */
 int convert_profile(const struct convert_options *o);

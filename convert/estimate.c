@@ -5,16 +5,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const est_names[EST_COUNT] = {
+	"sum", "mean", "max", "block", "block-capped", "flow"
+};
+
 int estimator_by_name(const char *name)
 {
-	static const char *const names[EST_COUNT] = {
-		"sum", "mean", "max", "block", "block-capped", "flow"
-	};
-
 	for (int i = 0; i < EST_COUNT; i++)
-		if (!strcmp(name, names[i]))
+		if (!strcmp(name, est_names[i]))
 			return i;
 	return -1;
+}
+
+const char *estimator_name(enum estimator e)
+{
+	return (unsigned)e < EST_COUNT ? est_names[e] : "?";
+}
+
+/* The measurements behind each choice are in bench/results/
+ * quality-signal.md (execution-proportional samples drawn from exact
+ * counts by bench/expsample) and bench/results/ablation.md (cpu-clock
+ * samples). */
+enum estimator estimator_for_signal(enum raw_signal s, const char **why)
+{
+	switch (s) {
+	case SIGNAL_EXEC:
+		/* A block's samples per instruction is its execution rate;
+		 * the largest of a line's blocks is what exact counts give
+		 * the line (llvm-profgen's max rule, convert/lbr.c). */
+		*why = "samples proportional to executions: a line counts as its busiest basic block";
+		return EST_BLOCK;
+	case SIGNAL_TIME:
+		*why = "time samples: a line's samples, as measured best for them";
+		return EST_SUM;
+	case SIGNAL_BRANCH:
+	case SIGNAL_EXACT:
+		*why = "counts of ranges (not read: no IP samples to estimate from)";
+		return EST_MEAN;
+	default:
+		*why = "the profile does not say what its samples measure (no META signal)";
+		return EST_MEAN;
+	}
 }
 
 void est_init(struct est_table *t)

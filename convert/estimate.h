@@ -8,6 +8,8 @@
 #ifndef PGOPROF_ESTIMATE_H
 #define PGOPROF_ESTIMATE_H
 
+#include "../raw/signal.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +40,16 @@ struct est_table {
 /* "sum", "mean", "max", "block", "block-capped", "flow" -> estimator; -1
  * if unknown. */
 int estimator_by_name(const char *name);
+
+/* The name of e (a static string; "?" for a value out of range). */
+const char *estimator_name(enum estimator e);
+/* The estimator that measured best for IP samples of signal s (`pgoprof
+ * convert --estimator auto`), and in *why a static phrase that says why,
+ * for convert's one line on stderr.  Unknown signals get mean, the
+ * default before signals were recorded.  Exact counts and branch
+ * records are converted from their ranges without an estimator; the
+ * value returned for them is what their IP samples, if any, would get. */
+enum estimator estimator_for_signal(enum raw_signal s, const char **why);
 
 void est_init(struct est_table *t);
 void est_free(struct est_table *t);

@@ -3,6 +3,7 @@
  * each rescaled so that the total equals the samples. */
 #include "check.h"
 #include <math.h>
+#include <string.h>
 #include "../../convert/blocks.h"
 #include "../../convert/cfg.h"
 #include "../../convert/estimate.h"
@@ -288,6 +289,20 @@ static void test_blocks_flow_bound(void)
 	CHECK(in[4].count == 150.0);	/* without the bound */
 }
 
+/* --estimator auto: each signal's rule (bench/results/quality-signal.md),
+ * with a reason to print. */
+static void test_for_signal(void)
+{
+	const char *why = NULL;
+
+	CHECK(estimator_for_signal(SIGNAL_EXEC, &why) == EST_BLOCK && why && *why);
+	CHECK(estimator_for_signal(SIGNAL_TIME, &why) == EST_SUM && why && *why);
+	CHECK(estimator_for_signal(SIGNAL_UNKNOWN, &why) == EST_MEAN && why && *why);
+	CHECK(!strcmp(estimator_name(EST_SUM), "sum"));
+	CHECK(estimator_by_name(estimator_name(EST_FLOW)) == EST_FLOW);
+	CHECK(!strcmp(estimator_name((enum estimator)EST_COUNT), "?"));
+}
+
 int main(void)
 {
 	RUN(test_sum);
@@ -302,5 +317,6 @@ int main(void)
 	RUN(test_max);
 	RUN(test_small_never_zero);
 	RUN(test_many_lines);
+	RUN(test_for_signal);
 	return tests_failed != 0;
 }
