@@ -50,6 +50,12 @@ struct plt_call {
 	uint64_t count;
 };
 
+/* callgrind numbers the names of a table 1, 2, 3... in the order it
+ * defines them (callgrind/dump.c), so an ID far past the definitions read
+ * is garbage: refused, rather than a table of 2^24 entries for a line of
+ * 20 bytes.  The slack leaves room for files that other tools renumber. */
+#define NAME_ID_SLACK 65536
+
 /* A name compression table: ID -> name.  The names point into the text
  * of the file being read, never copies: a spec that defines an ID again
  * ("cob=(1) b" after "ob=(1) a": ob= and cob= share a table) then cannot
@@ -57,6 +63,7 @@ struct plt_call {
 struct names {
 	const char **v;
 	size_t n;
+	size_t defined;		/* definitions read: IDs are dense */
 };
 
 struct callgrind {
@@ -227,6 +234,15 @@ static const char *name_of(struct cg_read *r, struct names *t, const char *v)
 	v = end + 1;
 	while (*v == ' ')
 		v++;
+	if (!*v && (id >= t->n || !t->v[id])) {
+		fail(r, "name ID %lu is used before it is defined", id);
+		return NULL;
+	}
+	if (id > t->defined + NAME_ID_SLACK) {
+		fail(r, "name ID %lu defined after only %zu names: not callgrind's numbering",
+		     id, t->defined);
+		return NULL;
+	}
 	if (id >= t->n) {
 		size_t n = t->n;
 
@@ -234,10 +250,8 @@ static const char *name_of(struct cg_read *r, struct names *t, const char *v)
 		memset(t->v + n, 0, (t->n - n) * sizeof(*t->v));
 	}
 	if (*v) {
+		t->defined += !t->v[id];
 		t->v[id] = v;
-	} else if (!t->v[id]) {
-		fail(r, "name ID %lu is used before it is defined", id);
-		return NULL;
 	}
 	return t->v[id];
 }

@@ -3,6 +3,7 @@
  * that are not costs, PLT stubs carried on to their callees, counts by
  * reason, and a clean error for each kind of bad input.  The object is
  * this test program itself (its build-ID and PT_LOAD segments). */
+#include "capture.h"
 #include "check.h"
 #include "../../proc/elfaddr.h"
 #include "../../import/callgrind.h"
@@ -251,6 +252,28 @@ static void test_plt_zero_calls(void)
 }
 
 /* Each bad input: -1 and no crash (messages go to stderr). */
+/* IDs are dense in callgrind's numbering: one far past the names defined
+ * is refused before a table is grown for it (a line of 20 bytes made 128
+ * MB), one within the slack is taken. */
+static void test_sparse_ids(void)
+{
+	static const char far[] =
+		"positions: instr\nevents: Ir\nfn=(1) a\nfn=(16777215) x\n0x10 1\n";
+	static const char near[] =
+		"positions: instr\nevents: Ir\nob=???\nfn=(1) a\nfn=(4000) x\n0x10 1\nfn=(1)\n0x14 2\n";
+	struct raw_profile p;
+	char msg[512];
+
+	capture_begin();
+	CHECK(import(&p, far) == -1);
+	capture_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "line 4: name ID 16777215 defined after only 1 names") != NULL);
+	raw_free(&p);
+	CHECK(import(&p, near) == 0);
+	CHECK(raw_get_counter(&p, "instructions.unattributed.unknown_object") == 3);
+	raw_free(&p);
+}
+
 static void test_bad_input(void)
 {
 	static const char *const bad[] = {
@@ -300,6 +323,7 @@ int main(void)
 	RUN(test_special_file);
 	RUN(test_counts_saturate);
 	RUN(test_plt_zero_calls);
+	RUN(test_sparse_ids);
 	RUN(test_bad_input);
 	free(segs);
 	return tests_failed != 0;
