@@ -113,13 +113,22 @@ i=0; while [ $i -lt 19 ]; do cat pair pair >pair2 && mv pair2 pair; i=$((i + 1))
 i=0; while [ $i -lt 60 ]; do cat pair; i=$((i + 1)); done | gzip -1 >empty.pb.gz
 { printf '\062\000\012\000'; i=0; while [ $i -lt 16 ]; do cat pair; i=$((i + 1)); done; } >empty-plain
 rm -f pair
+# A sanitizer build (make check SANITIZE=1) maps terabytes of shadow
+# memory, so ulimit -v cannot bound it: ASan's own RSS limit does.
+ASAN_LIB=$(ldd "$PGOPROF" 2>/dev/null | awk '/libasan/ { print $3 }')
+bounded() { # COMMAND...: exec'd within 1 GB
+	if [ -n "$ASAN_LIB" ]; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=1000" exec "$@"
+	fi
+	ulimit -v 1000000; exec "$@"
+}
 for f in empty.pb.gz:31 empty-plain:8; do
 	m=${f#*:} f=${f%:*} rss=
 	if [ -x /usr/bin/time ]; then
-		(ulimit -v 1000000; /usr/bin/time -f %M -o $f.rss "$PGOPROF" import -q $f -o $f.raw 2>$f.err)
+		(bounded /usr/bin/time -f %M -o $f.rss "$PGOPROF" import -q $f -o $f.raw 2>$f.err)
 		rc=$?; rss=$(tail -n 1 $f.rss)
 	else
-		(ulimit -v 1000000; "$PGOPROF" import -q $f -o $f.raw 2>$f.err); rc=$?
+		(bounded "$PGOPROF" import -q $f -o $f.raw 2>$f.err); rc=$?
 	fi
 	check "$m M empty samples in $(wc -c <$f) bytes ($f): rc=$rc, 'too large' in one line naming it, no output, peak ${rss:-unmeasured} KB" sh -c \
 		"test $rc = 1 && test \$(wc -l <$f.err) = 1 && grep -q '^pgoprof import: $f: too large: [0-9]* samples' $f.err &&
