@@ -36,7 +36,8 @@
  *   looked up with (line offset << 16) alone, so an inlined instance whose
  *   offset has a discriminator is never found.  For versions 1 and 2 the
  *   writer therefore folds each line's discriminators into one record:
- *   body counts by min, call targets and inlined instances by sum.
+ *   body counts by min (records of call targets only, count 0, left
+ *   out), call targets and inlined instances by sum.
  * - Why min (afdo_set_bb_count, afdo_propagate; measured on gcc 12.2,
  *   bench/results/ceiling-gcc.md): GCC gives a block the max of its
  *   statements' line counts, and gives a line's count to every block that
@@ -240,6 +241,9 @@ static int loc_fits(uint32_t line, uint32_t disc)
 struct line_count {
 	uint32_t line;
 	uint64_t count;
+	int targets_only;	/* count 0, only call targets: says nothing of
+				 * its block's count (with --call-targets
+				 * stack the targets are the callee's samples) */
 };
 
 static int cmp_line_count(const void *a, const void *b)
@@ -247,18 +251,6 @@ static int cmp_line_count(const void *a, const void *b)
 	const struct line_count *x = a, *y = b;
 
 	return (x->line > y->line) - (x->line < y->line);
-}
-
-/* What a record says its block ran: a call made N times means its block
- * ran N times, also where the record carries only the call's targets
- * (count 0). */
-static uint64_t block_count(const struct fs_body *b)
-{
-	uint64_t t = 0;
-
-	for (size_t j = 0; j < b->ntargets; j++)
-		t = sat_add(t, b->targets[j].count);
-	return t > b->count ? t : b->count;
 }
 
 static void view_node(struct gview *g, struct fsamples *d,
@@ -279,8 +271,8 @@ static void view_node(struct gview *g, struct fsamples *d,
 			continue;
 		}
 		if (g->gcc)
-			lm[nlm++] = (struct line_count){ b->line,
-							 block_count(b) };
+			lm[nlm++] = (struct line_count){
+				b->line, b->count, !b->count && b->ntargets };
 		else
 			fs_add_body(d, b->line, disc, b->count);
 		for (size_t j = 0; j < b->ntargets; j++) {
@@ -294,18 +286,18 @@ static void view_node(struct gview *g, struct fsamples *d,
 	}
 	if (g->gcc) {
 		/* Per line, the min over its discriminators (see the head
-		 * comment: GCC gives the count to every block of the line);
-		 * then added, so that two functions merged into one name sum
-		 * up. */
+		 * comment: GCC gives the count to every block of the line),
+		 * records of targets only left out; then added, so that two
+		 * functions merged into one name sum up. */
 		sort(lm, nlm, sizeof(*lm), cmp_line_count);
 		for (size_t i = 0; i < nlm;) {
-			uint64_t m = lm[i].count;
+			uint64_t m = UINT64_MAX;
 			size_t j = i;
 
 			for (; j < nlm && lm[j].line == lm[i].line; j++)
-				if (lm[j].count < m)
+				if (!lm[j].targets_only && lm[j].count < m)
 					m = lm[j].count;
-			fs_add_body(d, lm[i].line, 0, m);
+			fs_add_body(d, lm[i].line, 0, m == UINT64_MAX ? 0 : m);
 			i = j;
 		}
 		free(lm);

@@ -231,8 +231,8 @@ static void test_name_cutting_merges(void)
 		" 1: 10\n"
 		" 2: 30 bar:25\n"
 		" 7: 100\n"
-		"main:10:1\n"
-		" 1: 5 foo:5\n"
+		"main:6:1\n"
+		" 1: 1 foo:5\n"
 		" 2: baz:5\n"
 		"  1: 5\n";
 	struct fs_profile p, q;
