@@ -36,12 +36,23 @@
  *   looked up with (line offset << 16) alone, so an inlined instance whose
  *   offset has a discriminator is never found.  For versions 1 and 2 the
  *   writer therefore folds each line's discriminators into one record:
- *   body counts by max (GCC gives a block the max of its statements),
- *   call targets and inlined instances by sum.  Later GCC (the 2023
- *   sources: no mask, get_discriminator_from_loc) reads discriminators from
- *   the same version 2 files; it gets the folded profile too.  LLVM's
- *   reader keeps discriminators and canonicalizes names itself
- *   (getCanonicalFnName), so the '*704' variant keeps both as they are.
+ *   body counts by min (records of call targets only, count 0, left
+ *   out), call targets and inlined instances by sum.
+ * - Why min (afdo_set_bb_count, afdo_propagate; measured on gcc 12.2,
+ *   bench/results/ceiling-gcc.md): GCC gives a block the max of its
+ *   statements' line counts, and gives a line's count to every block that
+ *   has a statement of the line.  A count too low for a block is raised by
+ *   its other lines and by flow propagation; a count too high is never
+ *   lowered.  A line that spans a hot and a cold block (a macro such as
+ *   Lua's vmfetch: the hook call and the fetch on one line, told apart
+ *   only by discriminators) folded by max makes the cold block as hot as
+ *   the hot one, and propagation then sends the whole flow through it.
+ *   The price: a loop written on one line gets its entry's count.  Later
+ *   GCC (the 2023 sources: no mask, get_discriminator_from_loc) reads
+ *   discriminators from the same version 2 files; it gets the folded
+ *   profile too.  LLVM's reader keeps discriminators and canonicalizes
+ *   names itself (getCanonicalFnName), so the '*704' variant keeps both
+ *   as they are.
  */
 #include "afdo.h"
 #include "../lib/bytes.h"
@@ -227,14 +238,17 @@ static int loc_fits(uint32_t line, uint32_t disc)
 	return line <= 0xffff && disc <= 0xffff;
 }
 
-struct line_max {
+struct line_count {
 	uint32_t line;
 	uint64_t count;
+	int targets_only;	/* count 0, only call targets: says nothing of
+				 * its block's count (with --call-targets
+				 * stack the targets are the callee's samples) */
 };
 
-static int cmp_line_max(const void *a, const void *b)
+static int cmp_line_count(const void *a, const void *b)
 {
-	const struct line_max *x = a, *y = b;
+	const struct line_count *x = a, *y = b;
 
 	return (x->line > y->line) - (x->line < y->line);
 }
@@ -242,7 +256,7 @@ static int cmp_line_max(const void *a, const void *b)
 static void view_node(struct gview *g, struct fsamples *d,
 		      const struct fsamples *s, int depth)
 {
-	struct line_max *lm = NULL;
+	struct line_count *lm = NULL;
 	size_t nlm = 0;
 
 	d->head = sat_add(d->head, s->head);
@@ -257,7 +271,8 @@ static void view_node(struct gview *g, struct fsamples *d,
 			continue;
 		}
 		if (g->gcc)
-			lm[nlm++] = (struct line_max){ b->line, b->count };
+			lm[nlm++] = (struct line_count){
+				b->line, b->count, !b->count && b->ntargets };
 		else
 			fs_add_body(d, b->line, disc, b->count);
 		for (size_t j = 0; j < b->ntargets; j++) {
@@ -270,17 +285,19 @@ static void view_node(struct gview *g, struct fsamples *d,
 		}
 	}
 	if (g->gcc) {
-		/* Per line, the max over its discriminators; then added, so
-		 * that two functions merged into one name sum up. */
-		sort(lm, nlm, sizeof(*lm), cmp_line_max);
+		/* Per line, the min over its discriminators (see the head
+		 * comment: GCC gives the count to every block of the line),
+		 * records of targets only left out; then added, so that two
+		 * functions merged into one name sum up. */
+		sort(lm, nlm, sizeof(*lm), cmp_line_count);
 		for (size_t i = 0; i < nlm;) {
-			uint64_t m = 0;
+			uint64_t m = UINT64_MAX;
 			size_t j = i;
 
 			for (; j < nlm && lm[j].line == lm[i].line; j++)
-				if (lm[j].count > m)
+				if (!lm[j].targets_only && lm[j].count < m)
 					m = lm[j].count;
-			fs_add_body(d, lm[i].line, 0, m);
+			fs_add_body(d, lm[i].line, 0, m == UINT64_MAX ? 0 : m);
 			i = j;
 		}
 		free(lm);

@@ -176,13 +176,14 @@ static void test_round_trip_llvm_discriminators(void)
 }
 
 /* For GCC (versions 1 and 2) the discriminators of a line fold into one
- * record: the max of the body counts (a block's count is the max of its
- * statements), the sum of call targets and of inlined instances. */
+ * record: the min of the body counts (GCC gives the line's count to every
+ * block of the line; too low is repaired by the block's other lines, too
+ * high is not), the sum of call targets and of inlined instances. */
 static void test_fold_discriminators(void)
 {
 	static const char want[] =
-		"f:1026:0\n"
-		" 2: 1000\n"
+		"f:36:0\n"
+		" 2: 10\n"
 		" 3: 5 g:12\n"
 		" 4: h:21\n"
 		"  1: 21\n";
