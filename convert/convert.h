@@ -31,6 +31,14 @@ struct convert_options {
 	uint64_t min_samples;		/* fewer samples of the binary (branch
 					 * records: ranges) warn; 0: never */
 	int quiet;			/* no summary on stderr */
+	/* --cold-cut: leave out counts below cold_cut x the binary's samples
+	 * (instructions, for exact counts), or with cold_summary below the
+	 * count at LLVM's cold cutoff (fs_summary_count, 999999); fs_cut_below
+	 * says what goes.  0 and 0: nothing. */
+	double cold_cut;
+	int cold_summary;
+	int line0_drop;			/* --line0 drop: no body records at
+					 * line 0 (LBR_LINE0_DROP) */
 };
 
 /* --min-samples' default.  Drawn from exact counts, 5,000
