@@ -57,15 +57,16 @@ static void usage(FILE *f)
 "                          or none (no call targets)\n"
 "      --cold-cut F        leave out counts below F x the binary's samples\n"
 "                          (exact counts: instructions run), and functions\n"
-"                          with nothing left; summary: below the count at\n"
-"                          clang's cold cutoff (99.9999%% of the counts);\n"
-"                          0: off (default)\n"
+"                          with nothing left; auto (default): %g for exact\n"
+"                          counts, 0 (off) for samples and branch records;\n"
+"                          summary: below the count at clang's cold cutoff\n"
+"                          (99.9999%% of the counts)\n"
 "      --line0 R           body counts of code at line 0: keep (default;\n"
 "                          written at offset (0 - start line) & 0xffff) or\n"
 "                          drop\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n", CONVERT_MIN_SAMPLES);
+"2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT);
 }
 
 int convert_parse_args(struct convert_options *o, int argc, char **argv)
@@ -93,6 +94,7 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 	o->estimator_auto = 1;
 	o->min_samples = CONVERT_MIN_SAMPLES;
 	o->targets = TARGETS_STACK;
+	o->cold_auto = 1;
 	while ((opt = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
 		w = write_option(opt, optarg, &o->wo);
 		if (w < 0)
@@ -129,12 +131,13 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 			char *end;
 
 			o->cold_summary = !strcmp(optarg, "summary");
-			if (o->cold_summary)
+			o->cold_auto = !strcmp(optarg, "auto");
+			if (o->cold_summary || o->cold_auto)
 				break;
 			errno = 0;
 			o->cold_cut = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->cold_cut >= 0 && o->cold_cut < 1)) {
-				err("--cold-cut %s: give a fraction in [0, 1) (0: off) or summary", optarg);
+				err("--cold-cut %s: give auto, summary or a fraction in [0, 1) (0: off)", optarg);
 				return 2;
 			}
 			break;

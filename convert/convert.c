@@ -70,6 +70,7 @@ struct conv {
 	int line0_drop;			/* body counts at line 0 left out */
 	uint64_t line0;			/* ... so many (IP mode: samples) */
 	uint64_t cold_min;		/* --cold-cut's threshold, 0: none */
+	int cold_auto;			/* ... chosen by the signal */
 	struct fs_cut cut;		/* ... and what it left out */
 };
 
@@ -541,8 +542,9 @@ static void report_cut(const struct conv *c)
 			progname, c->lbr_mode ? c->lbr.insns_line0 : c->line0,
 			c->lbr_mode ? "instructions" : "samples");
 	if (c->cold_min)
-		fprintf(stderr, "%s: --cold-cut: counts below %" PRIu64 " left out: %zu body records, %zu call targets, %zu inlined callsites, %zu functions\n",
-			progname, c->cold_min, c->cut.body, c->cut.targets,
+		fprintf(stderr, "%s: --cold-cut%s: counts below %" PRIu64 " left out: %zu body records, %zu call targets, %zu inlined callsites, %zu functions\n",
+			progname, c->cold_auto ? " auto (exact counts)" : "",
+			c->cold_min, c->cut.body, c->cut.targets,
 			c->cut.inlinees, c->cut.functions);
 }
 
@@ -550,9 +552,11 @@ static void report_cut(const struct conv *c)
 static uint64_t cold_threshold(const struct conv *c,
 			       const struct convert_options *o)
 {
+	double f = !o->cold_auto ? o->cold_cut
+		: raw_signal_of(&c->raw) == SIGNAL_EXACT ? CONVERT_COLD_CUT_EXACT : 0;
 	/* exact counts are single-instruction ranges: their count is the
 	 * instructions run */
-	long double t = (long double)o->cold_cut *
+	long double t = (long double)f *
 		(long double)(c->lbr_mode ? c->lbr.ranges : c->samples);
 	uint64_t m;
 
@@ -608,7 +612,7 @@ int convert_profile(const struct convert_options *o)
 		.output = o->output, .recorded_path = o->recorded_path,
 		.wo = o->wo, .quiet = o->quiet, .estimator = o->estimator,
 		.targets = o->targets, .min_samples = o->min_samples,
-		.line0_drop = o->line0_drop,
+		.line0_drop = o->line0_drop, .cold_auto = o->cold_auto,
 	};
 	int rc = 1;
 

@@ -5,8 +5,9 @@
 # iterations, rare() runs once, and one line of hot() is given line 0 in
 # the assembly (as a compiler does for code it cannot place), so the
 # wrapped offset (0 - decl line) & 0xffff is certain to be there.
-#  - no option: rare is in the profile, the line-0 record is there;
-#  - --cold-cut 1e-6: rare (its count 1 is below 1e-6 of the ~4.5e7
+#  - --cold-cut 0: rare is in the profile, the line-0 record is there;
+#  - no option (--cold-cut auto: 2e-6 for exact counts) and --cold-cut
+#    1e-6: rare (its count 1 is below 1e-6 of the ~4.5e7
 #    instructions run) is left out, hot stays, and stderr counts it;
 #  - --cold-cut summary: the same (hot's three lines at 5e6 hold all but
 #    ~10 of the 1.5e7 body counts, more than 99.9999%);
@@ -53,23 +54,26 @@ conv() { # NAME RAW OPTS...: NAME.txt and NAME.err
 	n=$1 r=$2; shift 2
 	"$PGOPROF" convert $r --binary cold -f llvm-text -o $n.txt "$@" 2>$n.err
 }
-conv plain cold.raw && conv cut cold.raw --cold-cut 1e-6 && conv summary cold.raw --cold-cut summary &&
-	conv l0 cold.raw --line0 drop || { fail "cold: convert" "$(cat ./*.err | tail -n 3 | tr '\n' ' ')"; exit 0; }
+conv plain cold.raw --cold-cut 0 && conv cut cold.raw --cold-cut 1e-6 &&
+	conv summary cold.raw --cold-cut summary && conv auto cold.raw &&
+	conv l0 cold.raw --cold-cut 0 --line0 drop || { fail "cold: convert" "$(cat ./*.err | tail -n 3 | tr '\n' ' ')"; exit 0; }
 # (0 - 3) & 0xffff
 L0=65533
 has_l0() { awk -v l=$L0 '/^hot:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $1 ~ "^" l "[:.]" { f = 1 } END { exit !f }' "$1"; }
 body() { awk '/^hot:/ { on = 1; next } /^[^ ]/ { on = 0 } on' "$1" | grep -v "^ $L0[:.]"; }
 
-n="cold: without options, rare (one call in 5e6 loop iterations) and hot's line-0 record $L0 are there"
+n="cold: --cold-cut 0: rare (one call in 5e6 loop iterations) and hot's line-0 record $L0 are there"
 if grep -q '^rare:' plain.txt && has_l0 plain.txt; then pass "$n"; else fail "$n" "$(head -c 300 plain.txt)"; fi
-for v in cut summary; do
+for v in auto cut summary; do
 	check "cold: --cold-cut ($v) leaves rare out, keeps hot, says so" sh -c \
 		"! grep -q '^rare:' $v.txt && grep -q '^hot:' $v.txt &&
-		 grep -q -- '--cold-cut: counts below [0-9]* left out: .* [1-9][0-9]* functions' $v.err"
+		 grep -q -- '--cold-cut.*: counts below [0-9]* left out: .* [1-9][0-9]* functions' $v.err"
 done
 body plain.txt >plain.body; body l0.txt >l0.body
 if has_l0 l0.txt; then fail "cold: --line0 drop: no record at $L0" "$(grep " $L0" l0.txt)"
 else pass "cold: --line0 drop: no record at $L0"; fi
+check "cold: no option is --cold-cut auto, 2e-6 of the instructions for exact counts" \
+	grep -q -- '--cold-cut auto (exact counts): counts below [1-9]' auto.err
 check "cold: --line0 drop: the other lines of hot as they were, the instructions left out counted" sh -c \
 	"cmp plain.body l0.body && grep -q '[1-9][0-9]* instructions at line 0 left out' l0.err"
 # IP samples (execution-proportional ones drawn from the exact counts,
@@ -78,9 +82,10 @@ if [ -x "$BUILD/bench/expsample" ] &&
 	"$BUILD/bench/expsample" cold.raw -n 50000 --seed 1 -o sim.raw 2>sim.log; then
 	conv simplain sim.raw && conv siml0 sim.raw --line0 drop
 	if has_l0 simplain.txt && ! has_l0 siml0.txt &&
-		grep -q '[1-9][0-9]* samples at line 0 left out' siml0.err; then
-		pass "cold: IP samples: --line0 drop leaves the line-0 samples out"
-	else fail "cold: IP samples: --line0 drop leaves the line-0 samples out" "$(cat siml0.err | tr '\n' ' ')"; fi
+		grep -q '[1-9][0-9]* samples at line 0 left out' siml0.err &&
+		! grep -q -- '--cold-cut' simplain.err; then
+		pass "cold: IP samples: --line0 drop leaves the line-0 samples out; auto cuts nothing"
+	else fail "cold: IP samples: --line0 drop leaves the line-0 samples out; auto cuts nothing" "$(cat siml0.err | tr '\n' ' ')"; fi
 else
 	skip "cold: IP samples" "no $BUILD/bench/expsample (make unit-tests builds it)"
 fi
