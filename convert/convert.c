@@ -543,7 +543,7 @@ static void report_cut(const struct conv *c)
 			c->lbr_mode ? "instructions" : "samples");
 	if (c->cold_min)
 		fprintf(stderr, "%s: --cold-cut%s: counts below %" PRIu64 " left out: %zu body records, %zu call targets, %zu inlined callsites, %zu functions\n",
-			progname, c->cold_auto ? " auto (exact counts)" : "",
+			progname, c->cold_auto ? " auto (exact counts, clang)" : "",
 			c->cold_min, c->cut.body, c->cut.targets,
 			c->cut.inlinees, c->cut.functions);
 }
@@ -552,8 +552,9 @@ static void report_cut(const struct conv *c)
 static uint64_t cold_threshold(const struct conv *c,
 			       const struct convert_options *o)
 {
+	int llvm = c->wo.format == FMT_LLVM_TEXT || c->wo.format == FMT_LLVM_EXTBINARY;
 	double f = !o->cold_auto ? o->cold_cut
-		: raw_signal_of(&c->raw) == SIGNAL_EXACT ? CONVERT_COLD_CUT_EXACT : 0;
+		: raw_signal_of(&c->raw) == SIGNAL_EXACT && llvm ? CONVERT_COLD_CUT_EXACT : 0;
 	/* exact counts are single-instruction ranges: their count is the
 	 * instructions run */
 	long double t = (long double)f *

@@ -6,7 +6,8 @@
 # the assembly (as a compiler does for code it cannot place), so the
 # wrapped offset (0 - decl line) & 0xffff is certain to be there.
 #  - --cold-cut 0: rare is in the profile, the line-0 record is there;
-#  - no option (--cold-cut auto: 2e-6 for exact counts) and --cold-cut
+#  - no option (--cold-cut auto: 2e-6 for exact counts written for
+#    clang; nothing for afdo) and --cold-cut
 #    1e-6: rare (its count 1 is below 1e-6 of the ~4.5e7
 #    instructions run) is left out, hot stays, and stderr counts it;
 #  - --cold-cut summary: the same (hot's three lines at 5e6 hold all but
@@ -73,7 +74,10 @@ body plain.txt >plain.body; body l0.txt >l0.body
 if has_l0 l0.txt; then fail "cold: --line0 drop: no record at $L0" "$(grep " $L0" l0.txt)"
 else pass "cold: --line0 drop: no record at $L0"; fi
 check "cold: no option is --cold-cut auto, 2e-6 of the instructions for exact counts" \
-	grep -q -- '--cold-cut auto (exact counts): counts below [1-9]' auto.err
+	grep -q -- '--cold-cut auto (exact counts, clang): counts below [1-9]' auto.err
+"$PGOPROF" convert cold.raw --binary cold -f afdo -o auto.afdo 2>afdo.err
+check "cold: --cold-cut auto leaves gcc's afdo alone" sh -c \
+	"test -s auto.afdo && ! grep -q -- '--cold-cut' afdo.err"
 check "cold: --line0 drop: the other lines of hot as they were, the instructions left out counted" sh -c \
 	"cmp plain.body l0.body && grep -q '[1-9][0-9]* instructions at line 0 left out' l0.err"
 # IP samples (execution-proportional ones drawn from the exact counts,
