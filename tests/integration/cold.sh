@@ -7,9 +7,9 @@
 # wrapped offset (0 - decl line) & 0xffff is certain to be there.
 #  - --cold-cut 0: rare is in the profile, the line-0 record is there;
 #  - no option (--cold-cut auto: 2e-6 for exact counts written for
-#    clang; nothing for afdo) and --cold-cut
-#    1e-6: rare (its count 1 is below 1e-6 of the ~4.5e7
-#    instructions run) is left out, hot stays, and stderr counts it;
+#    clang) and --cold-cut 1e-6: rare (its count 1 is below 1e-6 of the
+#    ~4.5e7 instructions run) is left out, hot stays, stderr counts it;
+#    auto cuts nothing in afdo, nor in IP samples;
 #  - --cold-cut summary: the same (hot's three lines at 5e6 hold all but
 #    ~10 of the 1.5e7 body counts, more than 99.9999%);
 #  - --line0 drop: no line-0 record, the other lines as they were, and
