@@ -60,11 +60,14 @@ Options:
   -R, --replicates K     independent recordings per rate (default 3)
   -n, --top N            functions listed per program x compiler (default 8)
   -j, --jobs N           parallel builds and cachegrind runs (default 2)
-  -V, --variant NAME     a variant of the sampled profiles for an ablation:
-                         their profiles and builds are named ID.NAME, the
+  -V, --variant NAME     a variant for an ablation: the sampled and
+                         simulated profiles and builds are named ID.NAME,
+                         and the exact profile is converted once more as
+                         exact.NAME (a row and a column of its own); the
                          recordings are shared (default: none)
-  -X, --convert-opts O   more 'pgoprof convert' options for the sampled
-                         profiles (split at spaces), e.g. '--estimator sum'
+  -X, --convert-opts O   more 'pgoprof convert' options for the variant's
+                         profiles (split at spaces), e.g. '--cold-cut 1e-7';
+                         without -V, for the sampled profiles only
       --no-profi         clang: build without -fsample-profile-use-profi
   -o, --output FILE      the Markdown (default bench/results/quality.md; '-':
                          stdout only); rewritten after each program x compiler
@@ -190,8 +193,9 @@ pid() { if [ "$1" = exact ]; then echo exact; else echo "$1$variant"; fi; }
 
 # convert ID [RAW EST]: $W/prof/PID.EXT (the compiler's input) and
 # $W/prof/PID.txt (LLVM text, same estimator), from the binary the raw
-# profile is of; a simulated profile (RAW, of the exact build) is
-# converted with estimator EST and named ID
+# profile is of; a simulated profile or the exact one's variant (RAW, of
+# the exact build) is converted with estimator EST (and the variant's
+# options) and named ID
 convert() {
     local id=$1 bin=$W/bin/fp p x=() raw=$W/prof/$1.raw
     p=$(pid "$id")
@@ -199,7 +203,8 @@ convert() {
     [ "$id" = exact ] || read -ra x <<<"$xopts"
     conv_opts
     if [ $# -gt 1 ]; then
-        raw=$2 bin=$W/bin/ex p=$id x=()
+        raw=$2 bin=$W/bin/ex p=$id
+        [ -n "$variant" ] || x=()
         conv_opts "$3"
     fi
     "$PGOPROF" convert "$raw" --binary "$bin" "${CONV[@]}" "${x[@]}" \
@@ -210,7 +215,7 @@ convert() {
 }
 
 # sim_id SPEC K EST: the name of a simulated profile
-sim_id() { echo "sim-${1/\//-}-r$2.$3"; }
+sim_id() { echo "sim-${1/\//-}-r$2.$3$variant"; }
 
 # simulate SPEC K: $W/prof/sim-SPEC-rK.raw ('/' as '-'), SPEC's samples
 # (N or N/skid) drawn from the exact profile with seed K, cached by the
@@ -354,6 +359,15 @@ run_one() {
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
     done
+    # the exact profile converted with the variant's options (-V, -X)
+    if [ -n "$variant" ]; then
+        p=exact$variant
+        convert "$p" "$W/prof/exact.raw" sum
+        psum=$(md5 "$W/prof/$p.$EXT")
+        use_flags "$W/prof/$p.$EXT"
+        pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
+        names+=("pgo-$p")
+    fi
     # simulated execution-proportional samples, of the exact build
     for sp in "${SIMS[@]}"; do
         for ((k = 1; k <= nrep; k++)); do
@@ -404,6 +418,14 @@ run_one() {
     fi
     printf '| exact counts%s | | %.1f | %s | | 1.00 | 1 | 1 | 1 |\n' "$(wa pgo-exact)" "$(awk -v a="$ire" 'BEGIN { print a / 1e6 }')" "$(pct "$ire" "$irb")"
     local rows=()
+    if [ -n "$variant" ]; then
+        ir=$(head -n 1 "$W/bin/pgo-exact$variant.ir")
+        printf '| exact counts, variant %s%s | | %.1f | %s | | %s | %.4f | %.4f | %.4f |\n' "${variant#.}" "$(wa "pgo-exact$variant")" \
+            "$(awk -v a="$ir" 'BEGIN { print a / 1e6 }')" "$(pct "$ir" "$irb")" \
+            "$(awk -v a="$ir" -v b="$irb" -v e="$ire" 'BEGIN { printf (b == e ? "—" : "%.2f"), (b - a) / (b - e) }')" \
+            $(overlap "exact$variant")
+        rows+=("exact$variant $(pct "$ir" "$irb")")
+    fi
     for hz in "${FREQS[@]}"; do
         local irs=() ovs=() smp=() hzs=() med mn mx nwa=0 used
         for ((k = 1; k <= nrep; k++)); do
@@ -504,10 +526,12 @@ report() { # the header, the summary table, then the sections
         echo "Ir vs -O2 (executed instructions under cachegrind, reduced input); sampled: median of $nrep recordings."
         echo
         printf '| program | compiler | -O2 Ir (M) | instrumented | exact counts |'
+        [ -z "$variant" ] || printf ' exact %s |' "${variant#.}"
         for hz in "${FREQS[@]}"; do printf ' sampled %s Hz |' "$hz"; done
         for sp in "${SIMS[@]}"; do for e in "${SIMESTS[@]}"; do printf ' sim %s %s |' "$sp" "$e"; done; done
         echo
         printf '|---|---|---:|---:|---:|'
+        [ -z "$variant" ] || printf -- '---:|'
         for hz in "${FREQS[@]}"; do printf -- '---:|'; done
         for sp in "${SIMS[@]}"; do for e in "${SIMESTS[@]}"; do printf -- '---:|'; done; done
         echo

@@ -13,7 +13,7 @@
 
 /* Past every character, so that no short or write option (writeopts.h)
  * takes it. */
-enum { OPT_MIN_SAMPLES = 256 };
+enum { OPT_MIN_SAMPLES = 256, OPT_COLD_CUT, OPT_LINE0 };
 
 static void usage(FILE *f)
 {
@@ -55,9 +55,19 @@ static void usage(FILE *f)
 "                          taken in the callee called from there), calls\n"
 "                          (the call's line count shared among its callees),\n"
 "                          or none (no call targets)\n"
+"      --cold-cut F        leave out counts below F x the binary's samples\n"
+"                          (exact counts: instructions run), and functions\n"
+"                          with nothing left; auto (default): %g for exact\n"
+"                          counts in an LLVM format, 0 (off) for samples,\n"
+"                          branch records and afdo;\n"
+"                          summary: below the count at clang's cold cutoff\n"
+"                          (99.9999%% of the counts)\n"
+"      --line0 R           body counts of code at line 0: keep (default;\n"
+"                          written at offset (0 - start line) & 0xffff) or\n"
+"                          drop\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n", CONVERT_MIN_SAMPLES);
+"2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT);
 }
 
 int convert_parse_args(struct convert_options *o, int argc, char **argv)
@@ -72,6 +82,8 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 		{ "estimator", required_argument, NULL, 'e' },
 		{ "call-targets", required_argument, NULL, 'T' },
 		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+		{ "cold-cut", required_argument, NULL, OPT_COLD_CUT },
+		{ "line0", required_argument, NULL, OPT_LINE0 },
 		WRITE_LONGOPTS,
 		{ 0 },
 	};
@@ -83,6 +95,7 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 	o->estimator_auto = 1;
 	o->min_samples = CONVERT_MIN_SAMPLES;
 	o->targets = TARGETS_STACK;
+	o->cold_auto = 1;
 	while ((opt = getopt_long(argc, argv, "b:g:o:f:e:qh", longopts, NULL)) != -1) {
 		w = write_option(opt, optarg, &o->wo);
 		if (w < 0)
@@ -115,6 +128,28 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_COLD_CUT: {
+			char *end;
+
+			o->cold_summary = !strcmp(optarg, "summary");
+			o->cold_auto = !strcmp(optarg, "auto");
+			if (o->cold_summary || o->cold_auto)
+				break;
+			errno = 0;
+			o->cold_cut = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->cold_cut >= 0 && o->cold_cut < 1)) {
+				err("--cold-cut %s: give auto, summary or a fraction in [0, 1) (0: off)", optarg);
+				return 2;
+			}
+			break;
+		}
+		case OPT_LINE0:
+			if (strcmp(optarg, "keep") && strcmp(optarg, "drop")) {
+				err("--line0 %s: give keep or drop", optarg);
+				return 2;
+			}
+			o->line0_drop = !strcmp(optarg, "drop");
+			break;
 		case 'T':
 			if (!strcmp(optarg, "calls"))
 				o->targets = TARGETS_CALLS;

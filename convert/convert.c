@@ -67,6 +67,11 @@ struct conv {
 	uint64_t prev_key;		/* and its line_key, 0 if none */
 	int lbr_mode;			/* the object has branch records */
 	struct lbr_stats lbr;
+	int line0_drop;			/* body counts at line 0 left out */
+	uint64_t line0;			/* ... so many (IP mode: samples) */
+	uint64_t cold_min;		/* --cold-cut's threshold, 0: none */
+	int cold_auto;			/* ... chosen by the signal */
+	struct fs_cut cut;		/* ... and what it left out */
 };
 
 static int find_object(struct conv *c)
@@ -116,7 +121,10 @@ static void add_count(struct conv *c, const struct sym_result *r, uint64_t n)
 {
 	const struct sym_frame *in = &r->frames[r->nframes - 1];
 
-	fs_add_body(frame_profile(c, r), in->line_offset, in->disc, n);
+	if (!in->line && c->line0_drop)
+		c->line0 += n;
+	else
+		fs_add_body(frame_profile(c, r), in->line_offset, in->disc, n);
 	if (r->frames[0].line_offset == r->entry_offset &&
 	    r->frames[0].disc == r->entry_disc)
 		fs_function(&c->prof, r->frames[0].name)->head += n;
@@ -526,9 +534,45 @@ static void report_sufficiency(const struct conv *c)
 	      c->min_samples, rate);
 }
 
+/* What --line0 drop and --cold-cut left out. */
+static void report_cut(const struct conv *c)
+{
+	if (c->line0_drop)
+		fprintf(stderr, "%s: %" PRIu64 " %s at line 0 left out of the body (--line0 drop)\n",
+			progname, c->lbr_mode ? c->lbr.insns_line0 : c->line0,
+			c->lbr_mode ? "instructions" : "samples");
+	if (c->cold_min)
+		fprintf(stderr, "%s: --cold-cut%s: counts below %" PRIu64 " left out: %zu body records, %zu call targets, %zu inlined callsites, %zu functions\n",
+			progname, c->cold_auto ? " auto (exact counts, clang)" : "",
+			c->cold_min, c->cut.body, c->cut.targets,
+			c->cut.inlinees, c->cut.functions);
+}
+
+/* --cold-cut's threshold: a count below it is left out. */
+static uint64_t cold_threshold(const struct conv *c,
+			       const struct convert_options *o)
+{
+	int llvm = c->wo.format == FMT_LLVM_TEXT || c->wo.format == FMT_LLVM_EXTBINARY;
+	double f = !o->cold_auto ? o->cold_cut
+		: raw_signal_of(&c->raw) == SIGNAL_EXACT && llvm ? CONVERT_COLD_CUT_EXACT : 0;
+	/* exact counts are single-instruction ranges: their count is the
+	 * instructions run */
+	long double t = (long double)f *
+		(long double)(c->lbr_mode ? c->lbr.ranges : c->samples);
+	uint64_t m;
+
+	if (o->cold_summary)
+		return fs_summary_count(&c->prof, 999999);
+	if (t <= 0)
+		return 0;
+	m = (uint64_t)t;
+	return m + ((long double)m < t);
+}
+
 static void report(const struct conv *c)
 {
 	report_lost(c);
+	report_cut(c);
 	report_sufficiency(c);
 	if (c->lbr_mode) {
 		report_lbr(c);
@@ -569,6 +613,7 @@ int convert_profile(const struct convert_options *o)
 		.output = o->output, .recorded_path = o->recorded_path,
 		.wo = o->wo, .quiet = o->quiet, .estimator = o->estimator,
 		.targets = o->targets, .min_samples = o->min_samples,
+		.line0_drop = o->line0_drop, .cold_auto = o->cold_auto,
 	};
 	int rc = 1;
 
@@ -592,7 +637,8 @@ int convert_profile(const struct convert_options *o)
 		if (c.lbr_mode) {
 			for (size_t i = 0; i < ob->nips; i++)
 				c.samples += ob->ips[i].count;
-			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr);
+			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr,
+				o->line0_drop ? LBR_LINE0_DROP : 0);
 		} else {
 			add_ips(&c);
 			add_edges(&c);
@@ -602,6 +648,8 @@ int convert_profile(const struct convert_options *o)
 	/* llvm-profgen keeps callees with only a HEAD in LBR mode. */
 	if (!c.lbr_mode)
 		c.zero_funcs = fs_drop_zero_totals(&c.prof);
+	c.cold_min = cold_threshold(&c, o);
+	fs_cut_below(&c.prof, c.cold_min, &c.cut);
 	scale_for_format(&c.prof, &c.wo);
 	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;

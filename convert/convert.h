@@ -31,6 +31,17 @@ struct convert_options {
 	uint64_t min_samples;		/* fewer samples of the binary (branch
 					 * records: ranges) warn; 0: never */
 	int quiet;			/* no summary on stderr */
+	/* --cold-cut: leave out counts below cold_cut x the binary's samples
+	 * (instructions, for exact counts), or with cold_summary below the
+	 * count at LLVM's cold cutoff (fs_summary_count, 999999); fs_cut_below
+	 * says what goes.  cold_auto: CONVERT_COLD_CUT_EXACT for exact counts
+	 * written for clang (LLVM formats), nothing for other signals or
+	 * afdo.  0, 0 and 0: nothing. */
+	double cold_cut;
+	int cold_summary;
+	int cold_auto;
+	int line0_drop;			/* --line0 drop: no body records at
+					 * line 0 (LBR_LINE0_DROP) */
 };
 
 /* --min-samples' default.  Drawn from exact counts, 5,000
@@ -39,6 +50,17 @@ struct convert_options {
  * quality-signal.md); the cpu-clock recordings of pgo.mk's defaults had
  * 2,000-9,000 samples and got 20-87% (bench/results/ablation.md). */
 #define CONVERT_MIN_SAMPLES 50000
+
+/* --cold-cut auto's fraction for exact counts (record --exact).  With
+ * clang-16 on the bench programs (Ir vs -O2, sqlite / bzip2 / lua; no
+ * cut: -8.40% / -19.68% / -8.22%), 1e-6, 2e-6 and 3e-6 helped all three
+ * (2e-6: -8.98% / -20.44% / -8.43%); 1e-7 to 5e-7 cost sqlite up to 1.2
+ * points and bzip2 up to 11.6, 1e-5 cost lua 0.25 (bench/results/
+ * ceiling-cold.md).  Samples are left alone: at 500,000 execution
+ * samples a cut of singletons cost bzip2 and lua.  So is gcc's afdo: with
+ * gcc-12 the cut cost sqlite (-4.73% -> -4.25%) and lua (-0.67% ->
+ * -0.44%) and helped bzip2 (-3.63% -> -3.85%). */
+#define CONVERT_COLD_CUT_EXACT 2e-6
 
 /* Write o->binary's sample profile from o->raw_path to o->output (written
  * atomically: a temporary, then renamed), and unless o->quiet a summary on

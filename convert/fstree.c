@@ -372,3 +372,116 @@ void fs_names_free(struct fs_names *t)
 	free(t->v);
 	memset(t, 0, sizeof(*t));
 }
+
+/* Cut f's counts below min; 1 if nothing of f is left at or above it. */
+static int cut_node(struct fsamples *f, uint64_t min, struct fs_cut *st)
+{
+	size_t nb = 0, nc = 0;
+	int live = 0;
+
+	for (size_t i = 0; i < f->nbody; i++) {
+		struct fs_body *b = &f->body[i];
+		size_t nt = 0;
+
+		for (size_t j = 0; j < b->ntargets; j++) {
+			if (b->targets[j].count >= min) {
+				b->targets[nt++] = b->targets[j];
+				continue;
+			}
+			st->targets++;
+			free(b->targets[j].name);
+		}
+		b->ntargets = nt;
+		if (b->count && b->count < min && !nt) {
+			st->body++;
+			free(b->targets);
+			continue;
+		}
+		live |= b->count >= min || nt;
+		f->body[nb++] = *b;
+	}
+	f->nbody = nb;
+	for (size_t i = 0; i < f->ncs; i++) {
+		if (cut_node(f->cs[i].callee, min, st)) {
+			st->inlinees++;
+			fs_node_free(f->cs[i].callee);
+			continue;
+		}
+		live = 1;
+		f->cs[nc++] = f->cs[i];
+	}
+	f->ncs = nc;
+	return !live;
+}
+
+size_t fs_cut_below(struct fs_profile *p, uint64_t min, struct fs_cut *st)
+{
+	size_t n = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!min)
+		return 0;
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct fsamples *f = p->funcs[i];
+		int had = f->total || f->nbody || f->ncs;
+
+		if (cut_node(f, min, st) && had) {
+			st->functions++;
+			fs_node_free(f);
+			continue;
+		}
+		p->funcs[n++] = f;
+	}
+	p->nfuncs = n;
+	fs_finish(p);
+	return st->functions;
+}
+
+/* LLVM's ProfileSummaryBuilder (llvm/lib/ProfileData/ProfileSummaryBuilder.cpp,
+ * computeDetailedSummary) walks the counts from the largest down and takes,
+ * for each cutoff, the count at which the running sum first reaches
+ * cutoff / 10^6 of the total; the sample profile's counts are its body
+ * counts (SampleProfileSummaryBuilder::addRecord). */
+static void collect_counts(const struct fsamples *f, uint64_t **v, size_t *n,
+			   size_t *cap)
+{
+	for (size_t i = 0; i < f->nbody; i++) {
+		if (!f->body[i].count)
+			continue;
+		grow(v, cap, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = f->body[i].count;
+	}
+	for (size_t i = 0; i < f->ncs; i++)
+		collect_counts(f->cs[i].callee, v, n, cap);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+uint64_t fs_summary_count(const struct fs_profile *p, uint32_t cutoff)
+{
+	uint64_t *v = NULL, c = 0;
+	size_t n = 0, cap = 0;
+	long double total = 0, sum = 0, want;
+
+	for (size_t i = 0; i < p->nfuncs; i++)
+		collect_counts(p->funcs[i], &v, &n, &cap);
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		total += (long double)v[i];
+	qsort(v, n, sizeof(*v), cmp_u64_desc);
+	want = total * cutoff / 1000000.0L;
+	for (size_t i = 0; i < n; i++) {
+		c = v[i];
+		sum += (long double)v[i];
+		if (sum >= want)
+			break;
+	}
+	free(v);
+	return c;
+}

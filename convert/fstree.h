@@ -77,6 +77,31 @@ void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
  * no profile at all.  Returns how many were removed. */
 size_t fs_drop_zero_totals(struct fs_profile *p);
 
+/* What fs_cut_below left out, by kind. */
+struct fs_cut {
+	size_t body;		/* body records with 0 < count < min */
+	size_t targets;		/* call targets with count < min */
+	size_t inlinees;	/* inlined callsites with nothing left */
+	size_t functions;	/* top-level functions with nothing left */
+};
+
+/* Leave out of p every non-zero count below min (body records, call
+ * targets), then every inlined callsite and top-level function that has
+ * no count at or above min left (its zero records and HEAD with it): code
+ * that ran too rarely for a sampler to see, which clang otherwise reads as
+ * measured.  Records with count 0 stay where their function stays.  Then
+ * fs_finish.  min 0: nothing.  st is cleared and filled; returns
+ * st->functions. */
+size_t fs_cut_below(struct fs_profile *p, uint64_t min, struct fs_cut *st);
+
+/* The count at cutoff (parts per million of the sum of the non-zero body
+ * counts, any depth) of LLVM's detailed profile summary: the largest
+ * count c such that the body counts >= c hold cutoff/10^6 of the sum
+ * (ProfileSummaryBuilder::computeDetailedSummary; clang's cold-count
+ * threshold is the one at 999999, -profile-summary-cutoff-cold).  0 for an
+ * empty profile. */
+uint64_t fs_summary_count(const struct fs_profile *p, uint32_t cutoff);
+
 /* How many counts of p (head, totals, body counts, call targets, at any
  * depth) are at UINT64_MAX: saturated by a weight or a sum (fs_merge,
  * fs_finish) instead of wrapping, or read so.  0 means every count is

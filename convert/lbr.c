@@ -66,6 +66,7 @@ struct lbr {
 	lbr_callee_fn callee_name;
 	void *arg;
 	int obj;
+	unsigned flags;
 	/* The object's branches into other objects, by source: the jumps of
 	 * its PLT stubs among them. */
 	const struct raw_branch **out;
@@ -292,6 +293,10 @@ static void add_function(struct lbr *l, struct fn_insns *f)
 			l->node[k]->total = sat_add(l->node[k]->total,
 						    sat_mul(count, f->len[i]));
 		in = &l->res->frames[n - 1];
+		if (!in->line && (l->flags & LBR_LINE0_DROP)) {
+			l->st->insns_line0++;
+			continue;
+		}
 		body = fs_body_at(l->node[n - 1], in->line_offset, in->disc);
 		v = count ? sat_mul(count, sym_dup_factor(l->sym, f->addr[i])) : 0;
 		if (v > body->count)
@@ -441,7 +446,7 @@ static void raise_to_targets(struct fsamples *f)
 
 int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 	    const struct raw_profile *raw, int obj, lbr_callee_fn callee_name,
-	    void *arg, struct lbr_stats *st)
+	    void *arg, struct lbr_stats *st, unsigned flags)
 {
 	struct lbr_stats dummy;
 	struct lbr l = { 0 };
@@ -458,6 +463,7 @@ int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 	l.obj = obj;
 	l.callee_name = callee_name;
 	l.arg = arg;
+	l.flags = flags;
 	l.segs = sym_segments(sym, &l.nsegs);
 	l.res = xmalloc(sizeof(*l.res));
 

@@ -54,6 +54,18 @@ struct lbr_stats {
 	uint64_t insns;			/* instructions given a count (with 0) */
 	uint64_t insns_no_line;		/* ... of them without function or line */
 	uint64_t functions;		/* functions whose ranges were walked */
+	uint64_t insns_line0;		/* instructions at line 0 left out of
+					 * the body (LBR_LINE0_DROP) */
+};
+
+/* lbr_add's flags. */
+enum {
+	/* No body record for an instruction that the compiler gave line 0:
+	 * clang's sample loader would read it at the wrapped offset
+	 * (0 - decl line) & 0xffff, where only its own line-0 IR
+	 * instructions look, and most line-0 code of a binary is made after
+	 * the loader ran (docs/convert.md, "Line 0"). */
+	LBR_LINE0_DROP = 1,
 };
 
 /* Name of the function that STARTS at file offset off of object obj of the
@@ -84,10 +96,10 @@ typedef const char *(*lbr_callee_fn)(void *arg, uint32_t obj, uint64_t off);
  * Functions that only have a HEAD, or only call targets, have TOTAL 0 (as
  * in llvm-profgen's output).  prof should hold no IP-mode counts.  st (may
  * be NULL) is added to, not cleared.  Returns 0, or -1 if obj is not in
- * raw. */
+ * raw.  flags: LBR_LINE0_DROP or 0. */
 int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 	    const struct raw_profile *raw, int obj, lbr_callee_fn callee_name,
-	    void *arg, struct lbr_stats *st);
+	    void *arg, struct lbr_stats *st, unsigned flags);
 
 /* llvm-profgen's FunctionSamples::getCanonicalFnName: name without a
  * ".llvm.N" or ".part.N" suffix, in buf (size n) if it has one. */

@@ -292,7 +292,7 @@ static char *convert(const char *binary, const struct raw_profile *raw,
 	obj = raw_find_object(raw, id, (uint32_t)len);
 	fs_init(&p);
 	t0 = now();
-	if (!lbr_add(&p, s, raw, obj, callee, NULL, st)) {
+	if (!lbr_add(&p, s, raw, obj, callee, NULL, st, 0)) {
 		fs_finish(&p);
 		if (secs)
 			*secs = now() - t0;
@@ -640,8 +640,8 @@ static void test_drops(void)
 	raw_add_range(o, off_of(&fx, fx.sumi[0]), off_of(&fx, fx.sumi[1] + 1), 128);
 	raw_add_range(o, off_of(&fx, fx.maini[0]), off_of(&fx, fx.maini[call + 1]), 64);
 	fs_init(&p);
-	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, NULL, NULL, &st) == 0);
-	CHECK(lbr_add(&p, fx.sym, &fx.raw, 7, NULL, NULL, &st) == -1);
+	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, NULL, NULL, &st, 0) == 0);
+	CHECK(lbr_add(&p, fx.sym, &fx.raw, 7, NULL, NULL, &st, 0) == -1);
 	fs_finish(&p);
 	CHECK(st.ranges == 1000 + 1 + 2 + 4 + 8 + 16 + 32 + 128 + 64);
 	CHECK(st.range_samples == 1000);
@@ -731,7 +731,7 @@ static void test_branches(void)
 	raw_add_branch(&fx.raw.objs[fx.ext], 0x600, fx.obj, off_of(&fx, fx.sumi[1]), 19);
 
 	fs_init(&p);
-	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, ext_callee, NULL, &st) == 0);
+	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, ext_callee, NULL, &st, 0) == 0);
 	fs_finish(&p);
 	CHECK(st.branches == 5 + 3 + 7 + 11 + 11 + 17);
 	CHECK(st.calls == 5);
@@ -777,7 +777,7 @@ static void test_branches(void)
 
 	/* Without callee names: what llvm-profgen does. */
 	fs_init(&p);
-	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, NULL, NULL, &st2) == 0);
+	CHECK(lbr_add(&p, fx.sym, &fx.raw, (int)fx.obj, NULL, NULL, &st2, 0) == 0);
 	fs_finish(&p);
 	CHECK(st2.calls_out == 0 && st2.other == 7 + 11 + 11);
 	f = find_function(&p, "main");

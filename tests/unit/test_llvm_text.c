@@ -218,6 +218,71 @@ static void test_merge_doubles(void)
 	fs_free(&p);
 }
 
+/* --cold-cut: counts below the threshold go, zero records stay with their
+ * function, and an inlinee or function with nothing left goes whole. */
+static void test_cold_cut(void)
+{
+	struct fs_profile p;
+	struct fsamples *f, *g;
+	struct fs_cut st;
+	char *text;
+
+	fs_init(&p);
+	f = fs_function(&p, "hot");
+	f->head = 3;
+	fs_add_body(f, 1, 0, 100);
+	fs_add_body(f, 2, 0, 9);		/* below 10: goes (and rare 0, cold 0) */
+	fs_add_body(f, 3, 0, 0);		/* never ran: stays */
+	fs_add_body(f, 4, 0, 10);		/* at 10: stays */
+	fs_add_target(f, 4, 0, "big", 10);
+	fs_add_target(f, 4, 0, "tiny", 2);	/* goes */
+	fs_add_body(fs_inlinee(f, 5, 0, "cold"), 0, 0, 4);	/* goes */
+	fs_add_body(fs_inlinee(f, 6, 0, "warm"), 0, 0, 50);
+	g = fs_function(&p, "rare");
+	g->head = 1;
+	fs_add_body(g, 0, 0, 5);
+	fs_add_body(g, 1, 0, 0);
+	fs_finish(&p);
+	CHECK(fs_cut_below(&p, 10, &st) == 1);
+	CHECK(st.body == 3 && st.targets == 1 && st.inlinees == 1 && st.functions == 1);
+	text = profile_text(&p);
+	CHECK(!strcmp(text,
+		      "hot:160:3\n"
+		      " 1: 100\n"
+		      " 3: 0\n"
+		      " 4: 10 big:10\n"
+		      " 6: warm:50\n"
+		      "  0: 50\n"));
+	if (check_failed)
+		printf("%s", text);
+	free(text);
+	CHECK(fs_cut_below(&p, 0, &st) == 0 && st.body == 0);	/* off */
+	fs_free(&p);
+}
+
+/* LLVM's detailed summary: the count at which the running sum from the
+ * largest down first reaches cutoff/10^6 of the total. */
+static void test_summary_count(void)
+{
+	struct fs_profile p;
+	struct fsamples *f;
+
+	fs_init(&p);
+	CHECK(fs_summary_count(&p, 999999) == 0);
+	f = fs_function(&p, "f");
+	fs_add_body(f, 1, 0, 999990);
+	fs_add_body(f, 2, 0, 8);
+	fs_add_body(f, 3, 0, 1);
+	fs_add_body(f, 4, 0, 1);
+	fs_add_body(fs_inlinee(f, 5, 0, "g"), 0, 0, 0);
+	fs_finish(&p);
+	/* total 1,000,000: 999,990 + 8 = 999,998 < 999,999, + 1 reaches it */
+	CHECK(fs_summary_count(&p, 999999) == 1);
+	CHECK(fs_summary_count(&p, 999990) == 999990);
+	CHECK(fs_summary_count(&p, 999998) == 8);
+	fs_free(&p);
+}
+
 int main(void)
 {
 	RUN(test_read_round_trip);
@@ -230,5 +295,7 @@ int main(void)
 	RUN(test_total_includes_inlinees);
 	RUN(test_saturation);
 	RUN(test_many_functions);
+	RUN(test_cold_cut);
+	RUN(test_summary_count);
 	return tests_failed != 0;
 }
