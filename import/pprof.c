@@ -118,17 +118,11 @@ static size_t field_index(unsigned id)
  * not a number of MiB. */
 static uint64_t decode_limit(size_t len)
 {
-	const char *e = getenv("PGOPROF_PPROF_MAX_MIB");
 	uint64_t lim = (uint64_t)len * PPROF_DECODE_RATIO;
-	char *end;
+	int set = env_mib("PGOPROF_PPROF_MAX_MIB", &lim);
 
-	if (e && *e) {
-		unsigned long long mib = *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
-
-		if (!mib || *end || mib > UINT64_MAX >> 21)
-			return err("PGOPROF_PPROF_MAX_MIB=%s: give a positive number of MiB", e), 0;
-		return (uint64_t)mib << 20;
-	}
+	if (set)
+		return set < 0 ? 0 : lim;
 	lim = lim < (uint64_t)PPROF_DECODE_MIN_MIB << 20 ? (uint64_t)PPROF_DECODE_MIN_MIB << 20 : lim;
 	return lim > (uint64_t)PPROF_DECODE_MAX_MIB << 20 ? (uint64_t)PPROF_DECODE_MAX_MIB << 20 : lim;
 }

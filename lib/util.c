@@ -418,19 +418,26 @@ int outfile_commit(struct outfile *o)
 
 /* STREAM_MAX_MIB in bytes, or PGOPROF_STREAM_MAX_MIB's; 0 with a message
  * if that is not a number of MiB. */
-static size_t stream_max(void)
+int env_mib(const char *var, uint64_t *bytes)
 {
-	const char *s = getenv("PGOPROF_STREAM_MAX_MIB");
-	unsigned long long mib = STREAM_MAX_MIB;
+	const char *s = getenv(var);
+	unsigned long long mib;
 	char *end;
 
-	if (s && *s) {
-		mib = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
-		if (!mib || *end || mib > SIZE_MAX >> 22)
-			return err("PGOPROF_STREAM_MAX_MIB=%s: give a positive number of MiB (default %d)",
-				   s, STREAM_MAX_MIB), 0;
-	}
-	return (size_t)mib << 20;
+	if (!s || !*s)
+		return 0;
+	mib = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+	if (!mib || *end || mib > SIZE_MAX >> 22)
+		return err("%s=%s: give a positive number of MiB", var, s);
+	*bytes = (uint64_t)mib << 20;
+	return 1;
+}
+
+static size_t stream_max(void)
+{
+	uint64_t max = (uint64_t)STREAM_MAX_MIB << 20;
+
+	return env_mib("PGOPROF_STREAM_MAX_MIB", &max) < 0 ? 0 : (size_t)max;
 }
 
 struct inbuf {

@@ -47,6 +47,11 @@ int try_grow(void *arr, size_t *cap, size_t need, size_t elem,
  * *bytes unchanged. */
 int budget_grow(size_t *bytes, size_t max_bytes, size_t old, size_t new);
 
+/* A size in MiB from the environment variable var, as bytes in *bytes:
+ * 1 when it is set to a positive number of MiB, 0 when unset or empty
+ * (*bytes untouched), -1 after a message naming var and its value. */
+int env_mib(const char *var, uint64_t *bytes);
+
 /* qsort that accepts an empty (NULL) array, which qsort itself may not,
  * and returns at once from a sorted one. */
 void sort(void *base, size_t n, size_t size,
