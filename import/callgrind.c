@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* callgrind output -> exact-count raw profile; see callgrind.h. */
 #include "callgrind.h"
-#include "../proc/buildid.h"
+#include "objfile.h"
 #include "../proc/elfaddr.h"
-#include "../lib/md5.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -19,25 +18,10 @@
 #define MAX_NAME_ID (1u << 24)	/* name compression IDs above are garbage */
 #define MAX_POS 4		/* subpositions: instr, line, bb, ... */
 
-enum cg_reason { R_UNKNOWN, R_NO_FILE, R_NO_SEGMENT, R_VALGRIND, R_MAX };
-static const char *const reason_name[R_MAX] = {
-	"unknown_object", "no_file", "no_segment", "valgrind",
-};
-
-/* A file named by ob=/cob=, resolved once per path. */
-struct cg_file {
-	char *path;
-	int usable;		/* 1: obj and segs are set */
-	enum cg_reason why;	/* if not */
-	uint32_t obj;
-	struct load_seg *segs;
-	int nsegs;
-};
-
 /* Where an address is: the object and file offset, or why not. */
 struct where {
 	int ok;
-	enum cg_reason why;
+	enum objfile_why why;
 	uint32_t obj;
 	uint64_t off;
 };
@@ -68,9 +52,8 @@ struct names {
 
 struct callgrind {
 	struct raw_profile *p;
-	struct cg_file *files;
-	size_t nfiles, cap_files;
-	uint64_t instructions, unattr[R_MAX], branches_unattr;
+	struct objfiles files;
+	uint64_t instructions, unattr[OBJ_WHY_MAX], branches_unattr;
 };
 
 /* The state of one file being read. */
@@ -81,7 +64,6 @@ struct cg_read {
 	int npos, instr_at, ir_at, body;
 	struct names obs, fls, fns;	/* name compression tables */
 	const char *ob, *cob, *fn, *cfn;
-	size_t last_file;		/* cg->files index locate() used last */
 	uint64_t last[MAX_POS];
 	int call_pending;		/* the next cost line is a call's */
 	int jump_pending;		/* ... is a jump's source: no cost */
@@ -106,102 +88,15 @@ static int fail(struct cg_read *r, const char *fmt, ...)
 
 /* ---- objects ---- */
 
-/* Valgrind's own objects, preloaded into every process it runs. */
-static int valgrind_object(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return !strncmp(b ? b + 1 : path, "vgpreload_", 10);
-}
-
-/* Open path (from the input) only if it is a regular file: opening a
- * device can do something (a tape rewinds, a watchdog starts) and a FIFO
- * is someone else's.  Returns 0 with *fd open, or -1 with *fd = -1. */
-static int regular_file(const char *path, int *fd)
-{
-	struct stat st;
-
-	*fd = -1;
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return -1;
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (*fd >= 0 && (fstat(*fd, &st) || !S_ISREG(st.st_mode))) {
-		close(*fd);	/* replaced since stat() */
-		*fd = -1;
-	}
-	return *fd >= 0 ? 0 : -1;
-}
-
-/* The object of the ELF file at path: its build-ID, else the MD5 of its
- * bytes; and its PT_LOAD segments. */
-static void open_file(struct callgrind *cg, struct cg_file *f)
-{
-	uint8_t id[RAW_BUILD_ID_MAX];
-	uint32_t len;
-	Elf *elf = NULL;
-	int fd = -1;
-
-	f->why = R_NO_FILE;
-	if (!f->path[0] || !strcmp(f->path, "???")) {
-		f->why = R_UNKNOWN;
-		return;
-	}
-	if (valgrind_object(f->path)) {
-		f->why = R_VALGRIND;
-		return;
-	}
-	if (!regular_file(f->path, &fd))
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF &&
-	    (f->nsegs = elf_load_segments(elf, &f->segs)) > 0) {
-		if (!buildid_read_fd(fd, id, sizeof(id), &len))
-			f->obj = raw_object(cg->p, id, len, f->path);
-		else if (!md5_fd(fd, RAW_CONTENT_MAX, id))
-			f->obj = raw_object_id(cg->p, RAW_ID_CONTENT, id,
-					       MD5_DIGEST_LEN, f->path);
-		else
-			len = 0, f->nsegs = 0;
-		f->usable = f->nsegs > 0;
-	}
-	elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-}
-
-static struct cg_file *get_file(struct callgrind *cg, const char *path)
-{
-	struct cg_file *f;
-
-	for (size_t i = 0; i < cg->nfiles; i++)
-		if (!strcmp(cg->files[i].path, path))
-			return &cg->files[i];
-	grow(&cg->files, &cg->cap_files, cg->nfiles + 1, sizeof(*cg->files));
-	f = &cg->files[cg->nfiles++];
-	memset(f, 0, sizeof(*f));
-	f->path = xstrdup(path);
-	open_file(cg, f);
-	return f;
-}
-
 static struct where locate(struct cg_read *r, const char *ob, uint64_t addr)
 {
-	struct cg_file *f;
-	struct where w;
-
-	/* Cost lines come function by function: mostly the last file. */
-	if (!ob)
-		ob = "";
-	if (r->last_file < r->cg->nfiles && !strcmp(r->cg->files[r->last_file].path, ob))
-		f = &r->cg->files[r->last_file];
-	else
-		f = get_file(r->cg, ob);
-	r->last_file = (size_t)(f - r->cg->files);
-	w = (struct where){ 0, f->why, 0, 0 };
+	struct objfile *f = objfile_get(&r->cg->files, ob ? ob : "");
+	struct where w = { 0, f->why, 0, 0 };
 
 	if (!f->usable)
 		return w;
 	if (vaddr_to_offset(f->segs, f->nsegs, addr, &w.off)) {
-		w.why = R_NO_SEGMENT;
+		w.why = OBJ_NO_SEGMENT;
 		return w;
 	}
 	w.ok = 1;
@@ -584,7 +479,7 @@ int callgrind_add(struct callgrind *cg, const uint8_t *buf, size_t len,
 		  const char *name)
 {
 	struct cg_read r = { .cg = cg, .name = name, .npos = 1,
-			     .instr_at = -1, .ir_at = -1, .last_file = SIZE_MAX };
+			     .instr_at = -1, .ir_at = -1 };
 	char *text = xmalloc(len + 1), *s = text, *line;
 	int rc = 0;
 
@@ -618,6 +513,7 @@ struct callgrind *callgrind_new(struct raw_profile *p)
 
 	elf_version(EV_CURRENT);
 	cg->p = p;
+	cg->files.p = p;
 	raw_set_meta(p, "mode", "exact-counts");
 	raw_set_meta(p, "event", "Ir");
 	return cg;
@@ -628,21 +524,17 @@ void callgrind_finish(struct callgrind *cg)
 	if (!cg)
 		return;
 	raw_add_counter(cg->p, "instructions", cg->instructions);
-	for (int i = 0; i < R_MAX; i++)
+	for (int i = 0; i < OBJ_WHY_MAX; i++)
 		if (cg->unattr[i]) {
 			char name[64];
 
 			snprintf(name, sizeof(name), "instructions.unattributed.%s",
-				 reason_name[i]);
+				 objfile_why_name[i]);
 			raw_add_counter(cg->p, name, cg->unattr[i]);
 		}
 	if (cg->branches_unattr)
 		raw_add_counter(cg->p, "branches.unattributed", cg->branches_unattr);
-	for (size_t i = 0; i < cg->nfiles; i++) {
-		free(cg->files[i].path);
-		free(cg->files[i].segs);
-	}
-	free(cg->files);
+	objfiles_free(&cg->files);
 	free(cg);
 }
 
