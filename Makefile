@@ -38,7 +38,7 @@ PB_OBJ := $(B)/pprof/profile.pb-c.o
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
-PROGS := pgoprof pgoprof-record
+PROGS := pgoprof pgoprof-record pgoprof-count.so
 
 all: $(PROGS)
 
@@ -65,6 +65,11 @@ pgoprof-record: $(B)/collector/record.o $(RECORD_LIBS)
 
 pgoprof: $(B)/cli/pgoprof.o $(PGOPROF_LIBS) $(PB_OBJ)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ -ldw -lelf -lz -lm -liberty -lprotobuf-c -ldl
+
+# The exact-count engine: a plugin loaded by qemu-user (qemu/count.c),
+# never sanitized (QEMU is not), beside pgoprof where cli/exact.c looks.
+pgoprof-count.so: qemu/count.c qemu/count.h qemu/qemu-plugin.h
+	$(CC) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread -ldl
 
 # pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
 # convert/pprof.c and import/pprof.c include $(B)/pprof/profile.pb-c.h.
@@ -132,6 +137,8 @@ unit-tests: $(UNIT_TESTS) $(B)/flamegen $(B)/lbrfold $(B)/fpcount $(B)/bench/exp
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 pgoprof pgoprof-record $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(PREFIX)/lib/pgoprof
+	install -m 0644 pgoprof-count.so $(DESTDIR)$(PREFIX)/lib/pgoprof/
 	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 

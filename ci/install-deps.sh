@@ -15,9 +15,10 @@ BUILD_PKGS="make gcc binutils pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 libcapstone-dev zlib1g-dev clang clang-16 libiberty-dev libprotobuf-c-dev
 protobuf-c-compiler"
 # To test it: the consumers (llvm-16, gcc, autofdo), the peers (perf,
-# valgrind) and the tools some tests drive (chromium, go, tcl, lld).
+# valgrind), record --exact's engines (qemu-user, valgrind) and the tools
+# some tests drive (chromium, go, tcl, lld).
 TEST_PKGS="llvm-16 libclang-rt-16-dev lld linux-perf dpkg-dev tcl valgrind
-libcap2-bin time autofdo chromium fonts-dejavu-core golang-go"
+qemu-user libcap2-bin time autofdo chromium fonts-dejavu-core golang-go"
 
 missing_of() {
 	for p in "$@"; do

@@ -19,7 +19,9 @@
 #   5  cli/        the commands
 # bpf/ is the kernel side, outside the ranks: only collector/ and proc/
 # include its headers, and it includes nothing of user space but what
-# EXCEPTIONS lists.  tests/, bench/, pgo/, third_party/ and generated files
+# EXCEPTIONS lists.  qemu/ is the exact-count plugin, loaded into
+# qemu-user: likewise outside, only import/ includes its header (the count
+# file's format), and it includes nothing of the tree.  tests/, bench/, pgo/, third_party/ and generated files
 # (an include that names no file of the tree, such as record.skel.h or
 # pprof/profile.pb-c.h from build/) are not checked.
 set -u
@@ -33,7 +35,7 @@ EXCEPTIONS='
 bpf/record.h proc/stackdepth.h  the kernel stack depth (PERF_MAX_STACK_DEPTH), one #define shared by the BPF program and user space
 '
 
-DIRS="lib raw proc collector convert import synth report cli bpf"
+DIRS="lib raw proc collector convert import synth report cli bpf qemu"
 files=$(find $DIRS -name '*.[ch]' 2>/dev/null | sort)
 [ -n "$files" ] || { echo "ci/layers.sh: no sources under $TOP" >&2; exit 2; }
 
@@ -90,6 +92,11 @@ BEGIN {
 			why = "the kernel side: only collector/ and proc/ include it"
 	} else if (dir == "bpf")
 		why = "user space, and bpf/ is the kernel side"
+	else if (tdir == "qemu") {
+		if (dir != "import")
+			why = "the qemu plugin: only import/ includes it"
+	} else if (dir == "qemu")
+		why = "pgoprof, and qemu/ is a plugin of qemu-user"
 	else if (rank(tdir) < 0)
 		why = "not a layer"
 	else if (rank(tdir) > rank(dir))

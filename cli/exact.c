@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* pgoprof record --exact: run a command under valgrind's callgrind and
+/* pgoprof record --exact: run a command under an exact-count engine and
  * write the exact count of every instruction and call it made as a raw
- * profile (import/callgrind.h).  Unprivileged: no BPF, no perf events;
- * through sudo, all of it runs as the invoking user (docs/threat-model.md,
- * "pgoprof record --exact"). */
+ * profile: qemu-user with pgoprof's plugin (qemu/count.c,
+ * import/qemucount.h), about 3-5x the native run, else valgrind's
+ * callgrind (import/callgrind.h), 20-100x.  Unprivileged: no BPF, no perf
+ * events; through sudo, all of it runs as the invoking user
+ * (docs/threat-model.md, "pgoprof record --exact"). */
 #include "cmds.h"
 #include "../import/callgrind.h"
+#include "../import/qemucount.h"
+#include "../qemu/count.h"
 #include "../lib/sudo.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -13,42 +17,73 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PROGRESS_SECONDS 30
 
+#define STARTED "started"	/* made by the trampoline under QEMU */
+#define PLUGIN "pgoprof-count.so"
+
+enum engine { ENGINE_AUTO, ENGINE_QEMU, ENGINE_CALLGRIND };
+
 struct exact {
-	const char *out, *keep, *valgrind;
+	const char *out, *keep, *valgrind, *qemu, *exec_in;
 	char **command;
 	int quiet;
-	char dir[4096];		/* where callgrind writes: new, ours */
+	enum engine engine;	/* asked for; then the one taken */
+	char qemu_path[PATH_MAX], plugin[PATH_MAX];
+	char dir[4096];		/* where the engine writes: new, ours */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: pgoprof record --exact [-o RAW] [-q] [--callgrind-out DIR]\n"
+"usage: pgoprof record --exact [-o RAW] [-q] [--engine auto|qemu|callgrind]\n"
+"                              [--keep-counts DIR] [--qemu PROG]\n"
 "                              [--valgrind PROG] -- COMMAND [ARGS...]\n\n"
-"Run COMMAND, and every process it starts, under valgrind's callgrind and\n"
+"Run COMMAND, and every process it starts, under an exact-count engine and\n"
 "write the exact execution count of every instruction and of every call as\n"
 "a raw profile (mode exact-counts): no sampling, no PMU, no privileges, and\n"
-"the same profile from the same binary, input and environment.  It costs\n"
-"20 to 100 times the command's own run time.  Binaries built by clang 16\n"
-"need -gdwarf-4 for valgrind 3.19 (the code is the same).\n\n"
+"the same profile from the same binary, input and environment.\n\n"
+"Engines (--engine auto takes the first that runs here, and says which):\n"
+"  qemu       qemu-user (Debian: apt install qemu-user) with pgoprof's plugin\n"
+"             " PLUGIN ": about 3 to 5 times the command's native run time;\n"
+"             x86_64 and aarch64 programs of the machine's own architecture\n"
+"  callgrind  valgrind's callgrind: 20 to 100 times; binaries built by\n"
+"             clang 16 need -gdwarf-4 for valgrind 3.19 (the code is the same)\n\n"
 "  -o, --output RAW         the raw profile (default pgoprof.raw; atomically)\n"
-"      --callgrind-out DIR  keep callgrind's files (callgrind.out.PID) in a new\n"
-"                           directory DIR/pgoprof-exact.XXXXXX\n"
+"      --engine E           auto (default), qemu or callgrind\n"
+"      --keep-counts DIR    keep the engine's files (count.PID.N, or\n"
+"                           callgrind.out.PID) in a new directory\n"
+"                           DIR/pgoprof-exact.XXXXXX (--callgrind-out DIR too)\n"
+"      --qemu PROG          the qemu-user to run (default qemu-ARCH in PATH)\n"
 "      --valgrind PROG      the valgrind to run (default: valgrind in PATH)\n"
 "  -q, --quiet              no progress and no summary\n\n"
 "Exit status: 0 written; 1 error; 2 usage; else COMMAND's own failure\n"
 "(its status, or 128 + signal), with the profile written all the same.\n");
+}
+
+static int parse_engine(struct exact *e, const char *s)
+{
+	if (!strcmp(s, "auto"))
+		e->engine = ENGINE_AUTO;
+	else if (!strcmp(s, "qemu"))
+		e->engine = ENGINE_QEMU;
+	else if (!strcmp(s, "callgrind"))
+		e->engine = ENGINE_CALLGRIND;
+	else
+		return err("--engine %s: give auto, qemu or callgrind", s), 2;
+	return 0;
 }
 
 static int parse_args(struct exact *e, int argc, char **argv)
@@ -56,13 +91,17 @@ static int parse_args(struct exact *e, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "exact", no_argument, NULL, 'E' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "keep-counts", required_argument, NULL, 'C' },
 		{ "callgrind-out", required_argument, NULL, 'C' },
+		{ "qemu", required_argument, NULL, 'Q' },
 		{ "valgrind", required_argument, NULL, 'V' },
+		{ "exec-in", required_argument, NULL, 'X' },	/* internal */
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int o;
+	int o, rc;
 
 	e->out = "pgoprof.raw";
 	e->valgrind = "valgrind";
@@ -70,8 +109,14 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		switch (o) {
 		case 'E': break;
 		case 'o': e->out = optarg; break;
+		case 'e':
+			if ((rc = parse_engine(e, optarg)))
+				return rc;
+			break;
 		case 'C': e->keep = optarg; break;
+		case 'Q': e->qemu = optarg; break;
 		case 'V': e->valgrind = optarg; break;
+		case 'X': e->exec_in = optarg; break;
 		case 'q': e->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
@@ -86,8 +131,108 @@ static int parse_args(struct exact *e, int argc, char **argv)
 	return 0;
 }
 
-/* A new directory for callgrind's files, ours alone (mkdtemp: mode
- * 0700), in --callgrind-out DIR (made if missing), else in $TMPDIR or
+/* The directory of this executable, in buf.  0 or -1. */
+static int self_dir(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(slash = strrchr(buf, '/')))
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+/* name as execvp(3) finds it (PATH, or a name with a '/'), in out. */
+static int find_program(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+
+	if (strchr(name, '/')) {
+		snprintf(out, size, "%s", name);
+		return access(out, X_OK);
+	}
+	for (const char *s = path ? path : "/usr/bin:/bin"; ; s++) {
+		size_t n = strcspn(s, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, n ? s : ".");
+		if ((size_t)snprintf(out, size, "%s/%s", dir, name) < size &&
+		    !access(out, X_OK))
+			return 0;
+		s += n;
+		if (!*s)
+			return -1;
+	}
+}
+
+/* The plugin: beside this executable (the build tree), else in
+ * ../lib/pgoprof (make install).  0 or -1. */
+static int find_plugin(char *out, size_t size)
+{
+	char dir[PATH_MAX];
+	const char *where[] = { "%s/" PLUGIN, "%s/../lib/pgoprof/" PLUGIN };
+
+	if (self_dir(dir, sizeof(dir)))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
+		if ((size_t)snprintf(out, size, where[i], dir) < size &&
+		    !access(out, R_OK))
+			return 0;
+	}
+	return -1;
+}
+
+/* Why the qemu engine cannot run here ("" if it can): its program and
+ * plugin found.  The reason names the fix. */
+static const char *qemu_missing(struct exact *e, char *why, size_t size)
+{
+	struct utsname u;
+	char name[128];
+
+	if (uname(&u))
+		snprintf(u.machine, sizeof(u.machine), "unknown");
+	snprintf(name, sizeof(name), "qemu-%s", u.machine);
+	if (!e->qemu && strcmp(u.machine, "x86_64") && strcmp(u.machine, "aarch64"))
+		snprintf(why, size, "pgoprof's plugin counts x86_64 and aarch64 programs, not %s",
+			 u.machine);
+	else if (find_program(e->qemu ? e->qemu : name, e->qemu_path, sizeof(e->qemu_path)))
+		snprintf(why, size, "%s is not installed (Debian: apt install qemu-user)",
+			 e->qemu ? e->qemu : name);
+	else if (find_plugin(e->plugin, sizeof(e->plugin)))
+		snprintf(why, size, "its plugin %s is not beside pgoprof nor in ../lib/pgoprof (make install)",
+			 PLUGIN);
+	else
+		why[0] = '\0';
+	return why;
+}
+
+/* The engine: the one asked for, or auto's first that runs here; one
+ * line says which and why.  0, or -1 when the one asked for cannot run. */
+static int choose_engine(struct exact *e)
+{
+	char why[512];
+
+	if (e->engine == ENGINE_CALLGRIND)
+		return 0;
+	if (*qemu_missing(e, why, sizeof(why))) {
+		if (e->engine == ENGINE_QEMU)
+			return err("--engine qemu: %s", why);
+		e->engine = ENGINE_CALLGRIND;
+		if (!e->quiet)
+			fprintf(stderr, "%s: exact counts by callgrind (20-100x the native run): the qemu engine cannot run: %s\n",
+				progname, why);
+		return 0;
+	}
+	e->engine = ENGINE_QEMU;
+	return 0;
+}
+
+/* A new directory for the engine's files, ours alone (mkdtemp: mode
+ * 0700), in --keep-counts DIR (made if missing), else in $TMPDIR or
  * /tmp.  Everything in it is read: so only what this run's processes
  * wrote is there, not a file another user planted in a shared DIR nor
  * one of an earlier run. */
@@ -97,11 +242,15 @@ static int make_dir(struct exact *e)
 	const char *base = e->keep ? e->keep : tmp && *tmp ? tmp : "/tmp";
 
 	if (e->keep && mkdir(e->keep, 0700) && errno != EEXIST)
-		return err("--callgrind-out %s: %s", e->keep, strerror(errno));
+		return err("--keep-counts %s: %s", e->keep, strerror(errno));
 	snprintf(e->dir, sizeof(e->dir), "%s/pgoprof-exact.XXXXXX", base);
 	if (!mkdtemp(e->dir))
-		return err("cannot make a directory for callgrind's files (%s): %s",
+		return err("cannot make a directory for the counts (%s): %s",
 			   e->dir, strerror(errno));
+	/* QEMU splits a plugin's arguments at commas. */
+	if (e->engine == ENGINE_QEMU && strchr(e->dir, ','))
+		return err("%s: the qemu engine cannot take a directory with a comma in its name: give --keep-counts DIR or TMPDIR without one",
+			   e->dir);
 	return 0;
 }
 
@@ -131,6 +280,59 @@ static void run_valgrind(const struct exact *e)
 	_exit(127);
 }
 
+/* QEMU runs this program as a trampoline (--exec-in), whose image the
+ * plugin does not count (skip=1), and which execvp()s the command: so
+ * the command is found on PATH, and a script run by its interpreter,
+ * exactly as natively, by the plugin's following of execve. */
+static void run_qemu(const struct exact *e)
+{
+	char spec[PATH_MAX + 4200], self[PATH_MAX];
+	char *args[16 + 1024];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n = 0;
+
+	self[len > 0 ? len : 0] = '\0';
+	snprintf(spec, sizeof(spec), "%s,dir=%s,skip=1", e->plugin, e->dir);
+	args[n++] = (char *)e->qemu_path;
+	args[n++] = "-plugin";
+	args[n++] = spec;
+	args[n++] = "--";
+	args[n++] = self;
+	args[n++] = "record";
+	args[n++] = "--exact";
+	args[n++] = "--exec-in";
+	args[n++] = (char *)e->dir;
+	args[n++] = "--";
+	for (char **a = e->command; *a && n < (int)ARRAY_SIZE(args) - 1; a++)
+		args[n++] = *a;
+	args[n] = NULL;
+	execv(args[0], args);
+	fprintf(stderr, "%s: cannot run %s: %s\n", progname, e->qemu_path, strerror(errno));
+	_exit(127);
+}
+
+/* The trampoline's side: say that the engine started (a plugin QEMU
+ * cannot load stops it before), then become the command. */
+static int trampoline(const struct exact *e)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" STARTED, e->exec_in);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err("%s: %s", path, strerror(errno)), 127;
+	close(fd);
+	execvp(e->command[0], e->command);
+	err("cannot run %s: %s", e->command[0], strerror(errno));
+	return 127;
+}
+
+static const char *engine_name(const struct exact *e)
+{
+	return e->engine == ENGINE_QEMU ? "qemu-user" : "callgrind";
+}
+
 /* Run the command; its exit status as record's (128 + signal). */
 static int run(const struct exact *e)
 {
@@ -147,20 +349,23 @@ static int run(const struct exact *e)
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		if (e->engine == ENGINE_QEMU)
+			run_qemu(e);
 		run_valgrind(e);
 	}
 	if (pid < 0)
 		return err("fork: %s", strerror(errno)), 1;
 	if (!e->quiet)
-		fprintf(stderr, "%s: running %s under callgrind: 20-100x slower than natively\n",
-			progname, e->command[0]);
+		fprintf(stderr, "%s: running %s under %s: %s slower than natively\n",
+			progname, e->command[0], engine_name(e),
+			e->engine == ENGINE_QEMU ? "3-5x" : "20-100x");
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR)
-			return err("waiting for %s: %s", e->valgrind, strerror(errno)), 1;
+			return err("waiting for %s: %s", engine_name(e), strerror(errno)), 1;
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
 		if (!e->quiet && time(NULL) - said >= PROGRESS_SECONDS) {
 			said = time(NULL);
@@ -171,6 +376,20 @@ static int run(const struct exact *e)
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* 1 if the trampoline ran under QEMU: the plugin was loaded. */
+static int engine_started(const struct exact *e)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/" STARTED, e->dir);
+	return !access(path, F_OK);
+}
+
+static int count_file(const struct dirent *d)
+{
+	return !strncmp(d->d_name, COUNT_FILE_PREFIX, strlen(COUNT_FILE_PREFIX));
 }
 
 static int callgrind_file(const struct dirent *d)
@@ -219,12 +438,14 @@ static void report_logs(const struct exact *e)
 		free(v);
 }
 
-/* Every process's callgrind file into p.  Returns how many, or -1. */
+/* Every process's file of the engine into p.  Returns how many, or -1. */
 static int import_all(const struct exact *e, struct raw_profile *p)
 {
-	struct callgrind *cg = callgrind_new(p);
+	int qemu = e->engine == ENGINE_QEMU;
+	struct callgrind *cg = qemu ? NULL : callgrind_new(p);
+	struct qemucount *qc = qemu ? qemucount_new(p) : NULL;
 	struct dirent **v;
-	int n = scandir(e->dir, &v, callgrind_file, alphasort), rc = 0;
+	int n = scandir(e->dir, &v, qemu ? count_file : callgrind_file, alphasort), rc = 0;
 
 	if (n < 0)
 		rc = err("cannot read %s: %s", e->dir, strerror(errno));
@@ -235,25 +456,30 @@ static int import_all(const struct exact *e, struct raw_profile *p)
 
 		snprintf(path, sizeof(path), "%s/%s", e->dir, v[i]->d_name);
 		buf = rc ? NULL : read_whole_file(path, &len);
-		if (!rc && (!buf || callgrind_add(cg, buf, len, path)))
+		if (!rc && (!buf || (qemu ? qemucount_add(qc, buf, len, path)
+					  : callgrind_add(cg, buf, len, path))))
 			rc = -1;
 		free(buf);
 		free(v[i]);
 	}
 	if (n > 0)
 		free(v);
-	callgrind_finish(cg);
+	if (qemu)
+		qemucount_finish(qc);
+	else
+		callgrind_finish(cg);
 	return rc ? -1 : n;
 }
 
-/* Remove the files callgrind and valgrind wrote, and the directory. */
+/* Remove the files the engine wrote, and the directory. */
 static void remove_dir(const struct exact *e)
 {
 	DIR *d = opendir(e->dir);
 	struct dirent *de;
 
 	while (d && (de = readdir(d)))
-		if (callgrind_file(de) || log_file(de))
+		if (callgrind_file(de) || log_file(de) || count_file(de) ||
+		    !strcmp(de->d_name, STARTED))
 			unlinkat(dirfd(d), de->d_name, 0);
 	if (d)
 		closedir(d);
@@ -269,6 +495,8 @@ static void set_meta(const struct exact *e, struct raw_profile *p)
 	for (char **a = e->command; *a && n < sizeof(buf) - 1; a++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? " " : "", *a);
 	raw_set_meta(p, "target", buf);
+	if (e->engine == ENGINE_QEMU)
+		raw_set_meta(p, "recorder", "qemu-user+" PLUGIN);
 	raw_set_meta(p, "tool", "pgoprof " PGOPROF_VERSION);
 }
 
@@ -316,10 +544,14 @@ int cmd_record_exact(int argc, char **argv)
 	struct raw_profile p;
 	struct outfile o;
 	int status, nfiles, rc;
+	enum engine asked;
 
 	if ((rc = parse_args(&e, argc, argv)))
 		return rc;
-	if (drop_to_invoker())
+	if (e.exec_in)
+		return trampoline(&e);
+	asked = e.engine;
+	if (drop_to_invoker() || choose_engine(&e))
 		return 1;
 	if (!strcmp(e.out, "-"))
 		return err("-o -: give a file; the command's own output goes to standard output"), 2;
@@ -330,19 +562,34 @@ int cmd_record_exact(int argc, char **argv)
 		return 1;
 	}
 	status = run(&e);
+	if (e.engine == ENGINE_QEMU && !engine_started(&e)) {
+		/* QEMU stopped before the command ran: it said why. */
+		if (asked == ENGINE_QEMU) {
+			outfile_abort(&o);
+			remove_dir(&e);
+			return err("--engine qemu: %s stopped before running the command", e.qemu_path), 1;
+		}
+		e.engine = ENGINE_CALLGRIND;
+		if (!e.quiet)
+			fprintf(stderr, "%s: %s stopped before running the command: exact counts by callgrind instead\n",
+				progname, e.qemu_path);
+		status = run(&e);
+	}
 	raw_init(&p);
 	nfiles = import_all(&e, &p);
 	if (nfiles <= 0) {
-		report_logs(&e);
+		if (e.engine == ENGINE_CALLGRIND)
+			report_logs(&e);
 		if (!nfiles)
-			err("callgrind wrote no profile");
+			err("%s wrote no profile", engine_name(&e));
 		outfile_abort(&o);
 	}
 	rc = nfiles > 0 ? write_profile(&e, &p, &o) : -1;
 	if (!e.keep)
 		remove_dir(&e);
 	else		/* even with -q: its name is new */
-		fprintf(stderr, "%s: callgrind's files are in %s\n", progname, e.dir);
+		fprintf(stderr, "%s: %s's files are in %s\n", progname,
+			engine_name(&e), e.dir);
 	raw_free(&p);
 	if (rc)
 		return status && status != 1 ? status : 1;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# pgoprof record --exact: the command under valgrind's callgrind gives the
-# exact count of every instruction and call.  Checked against a second,
+# pgoprof record --exact: the command under either engine (qemu-user with
+# pgoprof's plugin, valgrind's callgrind) gives the exact count of every
+# instruction and call.  Checked against a second,
 # independent ground truth, tests/lbrsynth (ptrace single-stepping): every
 # instruction of the program's .text has the same count, every call site
 # the same number of calls (calls through the PLT included, carried on to
@@ -13,6 +14,13 @@
 
 if ! command -v valgrind >/dev/null; then
 	echo "SKIP exact: valgrind is not installed (make deps installs it)"; exit 0
+fi
+# Both engines, each against the same ground truth.
+ENGINES=callgrind
+if command -v qemu-x86_64 >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+	ENGINES="callgrind qemu"
+else
+	echo "SKIP exact: the qemu engine: qemu-x86_64 is not installed (make deps installs qemu-user)"
 fi
 D=$WORK/exact
 rm -rf "$D"; mkdir -p "$D"; cd "$D" || exit 1
@@ -41,27 +49,31 @@ for run in "loops 3000" "dispatch 2000" "libcall 10"; do
 	$CLANG -O2 -g -gdwarf-4 -fdebug-info-for-profiling -o $prog \
 		"$TOP/tests/lbrsynth/progs/$prog.c" || { fail "exact: build $prog"; continue; }
 	./$prog "$@" >$prog.expected; want=$?
-	"$PGOPROF" record --exact -q -o $prog.raw -- ./$prog "$@" >$prog.out 2>$prog.err; rc=$?
-	check "exact $prog: the command's output and status ($rc)" sh -c \
-		"test $rc = $want && cmp -s $prog.out $prog.expected"
 	./lbrsynth -q --skip-startup -o $prog.synth -- ./$prog "$@" >/dev/null 2>&1
-	ranges $prog $prog.raw >$prog.exact.ranges
 	ranges $prog $prog.synth.truth.raw >$prog.truth.ranges
-	n=$(wc -l <$prog.truth.ranges)
-	check "exact $prog: all $n instructions of .text have lbrsynth's exact counts" sh -c \
-		"test $n -gt 20 && cmp $prog.exact.ranges $prog.truth.ranges"
-	calls $prog $prog.raw >$prog.exact.calls
 	calls $prog $prog.synth.truth.raw >$prog.truth.calls
+	for engine in $ENGINES; do
+	"$PGOPROF" record --exact --engine $engine -q -o $prog.$engine.raw -- ./$prog "$@" >$prog.out 2>$prog.err; rc=$?
+	check "exact $prog, $engine: the command's output and status ($rc)" sh -c \
+		"test $rc = $want && cmp -s $prog.out $prog.expected"
+	ranges $prog $prog.$engine.raw >$prog.exact.ranges
+	n=$(wc -l <$prog.truth.ranges)
+	check "exact $prog, $engine: all $n instructions of .text have lbrsynth's exact counts" sh -c \
+		"test $n -gt 20 && cmp $prog.exact.ranges $prog.truth.ranges"
+	calls $prog $prog.$engine.raw >$prog.exact.calls
 	n=$(wc -l <$prog.exact.calls)
-	check "exact $prog: the $n call sites make lbrsynth's numbers of calls" sh -c \
+	check "exact $prog, $engine: the $n call sites make lbrsynth's numbers of calls" sh -c \
 		"test $n -gt 0 && test -z \"\$(join $prog.exact.calls $prog.truth.calls | awk '\$2 != \$3')\" &&
 		 test \$(join $prog.exact.calls $prog.truth.calls | wc -l) = $n"
+	done
+	cp $prog.callgrind.raw $prog.raw
 	# The same environment (libc takes other paths for /dev/null); one
 	# program is enough for the time of make check.
-	if [ $prog = dispatch ]; then
-		"$PGOPROF" record --exact -q -o $prog.again.raw -- ./$prog "$@" >$prog.out 2>&1
-		check "exact $prog: a second run gives the same bytes" cmp $prog.raw $prog.again.raw
-	fi
+	for engine in $ENGINES; do
+		[ $prog = dispatch ] || break
+		"$PGOPROF" record --exact --engine $engine -q -o $prog.again.raw -- ./$prog "$@" >$prog.out 2>&1
+		check "exact $prog, $engine: a second run gives the same bytes" cmp $prog.$engine.raw $prog.again.raw
+	done
 	"$PGOPROF" convert -q $prog.raw --binary $prog -o $prog.extbin 2>/dev/null
 	check "exact $prog: llvm-profdata reads the converted profile" "$PROFDATA" show --sample $prog.extbin
 done
@@ -73,7 +85,7 @@ check "exact libcall: calls through the PLT reach other objects (libc): $libc_ca
 	test "$libc_calls" -gt 10
 
 # The processes a command starts, and its exit status.
-"$PGOPROF" record --exact -o two.raw --callgrind-out cg -- sh -c "./loops 10 >/dev/null; ./dispatch 10 >/dev/null; exit 3" 2>two.err; rc=$?
+"$PGOPROF" record --exact --engine callgrind -o two.raw --callgrind-out cg -- sh -c "./loops 10 >/dev/null; ./dispatch 10 >/dev/null; exit 3" 2>two.err; rc=$?
 check "exact: the command's exit status is pgoprof's (rc=$rc), the profile written" sh -c \
 	"test $rc = 3 && test -s two.raw && grep -q 'exited with status 3' two.err"
 check "exact: every process counted (sh and two programs)" sh -c \
@@ -94,7 +106,7 @@ check "exact: progress said, with the cost" grep -q "20-100x slower" two.err
 # clang 16's DWARF 5 of two units stops valgrind 3.19: said in one line
 # with the fix.
 $CLANG -O2 -g -o dwarf5 "$TOP/tests/workloads/hot.c" "$TOP/tests/workloads/libhot.c"
-"$PGOPROF" record --exact -q -o dwarf5.raw -- ./dwarf5 0 >/dev/null 2>dwarf5.err; rc=$?
+"$PGOPROF" record --exact --engine callgrind -q -o dwarf5.raw -- ./dwarf5 0 >/dev/null 2>dwarf5.err; rc=$?
 if grep -q "debug info" dwarf5.err; then
 	check "exact: a binary valgrind cannot read: rc 1, -gdwarf-4 named, no profile (rc=$rc)" sh -c \
 		"test $rc = 1 && grep -q -- -gdwarf-4 dwarf5.err && test ! -e dwarf5.raw"

@@ -86,7 +86,7 @@ exact null -o /dev/null -- ./loops 10
 check "exact, -o /dev/null: written in place, still root's device (rc=$rc)" sh -c \
 	"test $rc -eq 0 && test \"\$(stat -c '%u %F' /dev/null)\" = '0 character special file'"
 
-# --- --callgrind-out: only this run's files ---------------------------------
+# --- --keep-counts: only this run's files -----------------------------------
 mkdir -m 1777 shared
 # Another user plants a callgrind file of 10^12 instructions there.
 cat >planted <<PLANT
@@ -103,17 +103,26 @@ fn=main
 totals: 1000000000000
 PLANT
 setpriv --reuid=$NOBODY --regid=$NOGROUP --clear-groups cp planted shared/callgrind.out.1
-exact keep -o keep.raw --callgrind-out "$D/shared" -- ./loops 10
-ins=$("$PGOPROF" show keep.raw 2>/dev/null | awk '$1 == "counter" && $2 == "instructions" { print $4 }')
-check "exact --callgrind-out a shared directory: the planted file is not read ($ins instructions, rc=$rc)" sh -c \
-	"test $rc -eq 0 && test -n '$ins' && test '$ins' -lt 1000000000 &&
-	 '$PGOPROF' show keep.raw | grep -q 'counter processes = 1\$'"
-kept=$(ls "$D"/shared/*/callgrind.out.* 2>/dev/null | wc -l)
-check "exact --callgrind-out: this run's file kept in a new directory in it ($kept), named" sh -c \
-	"test $kept -eq 1 && grep -q \"$D/shared/\" keep.err"
-exact again -o again.raw --callgrind-out "$D/shared" -- ./loops 10
-check "exact --callgrind-out twice: the first run's files are not read again" sh -c \
-	"test $rc -eq 0 && '$PGOPROF' show again.raw | grep -q 'counter processes = 1\$'"
+setpriv --reuid=$NOBODY --regid=$NOGROUP --clear-groups sh -c \
+	"printf 'pgoprof-count 1\npid 1\nobject 0 $D/loops\ninsn 0 1130 1000000000000\nend\n' >shared/count.1.0"
+ENGINES=callgrind
+command -v qemu-x86_64 >/dev/null && ENGINES="callgrind qemu"
+for e in $ENGINES; do
+	case $e in callgrind) file=callgrind.out ;; qemu) file=count ;; esac
+	mkdir -m 1777 shared/$e
+	setpriv --reuid=$NOBODY --regid=$NOGROUP --clear-groups cp shared/callgrind.out.1 shared/count.1.0 shared/$e/
+	exact keep -o keep.raw --engine $e --keep-counts "$D/shared/$e" -- ./loops 10
+	ins=$("$PGOPROF" show keep.raw 2>/dev/null | awk '$1 == "counter" && $2 == "instructions" { print $4 }')
+	check "exact --engine $e --keep-counts a shared directory: the planted file is not read ($ins instructions, rc=$rc)" sh -c \
+		"test $rc -eq 0 && test -n '$ins' && test '$ins' -lt 1000000000 &&
+		 '$PGOPROF' show keep.raw | grep -q 'counter processes = 1\$'"
+	kept=$(ls "$D"/shared/$e/*/$file.* 2>/dev/null | wc -l)
+	check "exact --engine $e --keep-counts: this run's file kept in a new directory in it ($kept), named" sh -c \
+		"test $kept -eq 1 && grep -q \"$D/shared/$e/\" keep.err"
+	exact again -o again.raw --engine $e --keep-counts "$D/shared/$e" -- ./loops 10
+	check "exact --engine $e --keep-counts twice: the first run's files are not read again" sh -c \
+		"test $rc -eq 0 && '$PGOPROF' show again.raw | grep -q 'counter processes = 1\$'"
+done
 
 # --- a command that starts with '-' is no valgrind option -------------------
 exact dash -o dash.raw -- --log-file="$D/planted.log" ./loops 10

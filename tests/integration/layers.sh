@@ -12,7 +12,7 @@ check "the tree's includes go down the layers" sh "$LAYERS" "$TOP"
 # fresh: a copy of the layers' sources in $T/tree.
 fresh() {
 	rm -rf "$T" && mkdir -p "$T/tree" &&
-	(cd "$TOP" && cp -R lib raw proc collector convert import report cli bpf version.h "$T/tree/")
+	(cd "$TOP" && cp -R lib raw proc collector convert import report cli bpf qemu version.h "$T/tree/")
 }
 
 # bad NAME FILE INCLUDE: FILE gets a last line #include "INCLUDE";
@@ -35,6 +35,8 @@ bad "proc including collector fails" proc/mappings.c ../collector/stacktab.h
 bad "same-rank layers fail (convert -> import)" convert/lbr.c ../import/samples.h
 bad "bpf/ outside collector and proc fails (import -> bpf)" import/perfscript.c ../bpf/record.h
 bad "bpf/ including user space fails" bpf/record.h ../raw/rawprof.h
+bad "qemu/ outside import fails (convert -> qemu)" convert/convert.c ../qemu/count.h
+bad "qemu/ including pgoprof fails" qemu/count.h ../raw/rawprof.h
 
 fresh && echo '#include "record.skel.h"' >>"$T/tree/proc/unwind.c"
 check "a generated header (not in the tree) is not checked" sh "$LAYERS" "$T/tree"
