@@ -39,7 +39,7 @@ enum engine { ENGINE_AUTO, ENGINE_QEMU, ENGINE_CALLGRIND };
 struct exact {
 	const char *out, *keep, *valgrind, *qemu, *exec_in;
 	char **command;
-	int quiet;
+	int quiet, print_engine;
 	enum engine engine;	/* asked for; then the one taken */
 	char qemu_path[PATH_MAX], plugin[PATH_MAX];
 	char dir[4096];		/* where the engine writes: new, ours */
@@ -68,6 +68,8 @@ static void usage(FILE *f)
 "                           DIR/pgoprof-exact.XXXXXX (--callgrind-out DIR too)\n"
 "      --qemu PROG          the qemu-user to run (default qemu-ARCH in PATH)\n"
 "      --valgrind PROG      the valgrind to run (default: valgrind in PATH)\n"
+"      --print-engine       print the engine that would run (qemu or\n"
+"                           callgrind) and exit: 1 when none can\n"
 "  -q, --quiet              no progress and no summary\n\n"
 "Exit status: 0 written; 1 error; 2 usage; else COMMAND's own failure\n"
 "(its status, or 128 + signal), with the profile written all the same.\n");
@@ -97,6 +99,7 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		{ "qemu", required_argument, NULL, 'Q' },
 		{ "valgrind", required_argument, NULL, 'V' },
 		{ "exec-in", required_argument, NULL, 'X' },	/* internal */
+		{ "print-engine", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -117,12 +120,13 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		case 'Q': e->qemu = optarg; break;
 		case 'V': e->valgrind = optarg; break;
 		case 'X': e->exec_in = optarg; break;
+		case 'P': e->print_engine = 1; break;
 		case 'q': e->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !e->print_engine) {
 		err("--exact: give the command to run, after --");
 		usage(stderr);
 		return 2;
@@ -326,6 +330,18 @@ static int trampoline(const struct exact *e)
 	execvp(e->command[0], e->command);
 	err("cannot run %s: %s", e->command[0], strerror(errno));
 	return 127;
+}
+
+/* --print-engine: for pgo.mk, which builds for callgrind with DWARF 4. */
+static int print_engine(const struct exact *e)
+{
+	char path[PATH_MAX];
+
+	if (e->engine == ENGINE_CALLGRIND && find_program(e->valgrind, path, sizeof(path)))
+		return err("no engine: %s is not installed either (Debian: apt install qemu-user or valgrind)",
+			   e->valgrind), 1;
+	puts(e->engine == ENGINE_QEMU ? "qemu" : "callgrind");
+	return 0;
 }
 
 static const char *engine_name(const struct exact *e)
@@ -553,6 +569,8 @@ int cmd_record_exact(int argc, char **argv)
 	asked = e.engine;
 	if (drop_to_invoker() || choose_engine(&e))
 		return 1;
+	if (e.print_engine)
+		return print_engine(&e);
 	if (!strcmp(e.out, "-"))
 		return err("-o -: give a file; the command's own output goes to standard output"), 2;
 	if (outfile_open(&o, e.out))

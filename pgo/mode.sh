@@ -14,19 +14,27 @@
 # Prints the mode (sample or exact) on stdout, or with -o writes it to
 # FILE (atomically) and the probe's per-rung lines and the decision to
 # FILE.log; always one line on stderr that says which and why.
-# Exit 0; 2 on bad usage, or when exact is chosen and valgrind is missing.
+# PGO_EXACT_ENGINE (environment): the engine `pgoprof record --exact`
+# takes here (--print-engine): qemu, else callgrind is assumed.
+# Exit 0; 2 on bad usage, or when exact is chosen and there is no engine.
 #
 # Why auto never takes cpu-clock: its samples measure time, compilers read
 # execution counts, and no estimator turns one into the other on every
-# program (issue 28: two of five programs got slower); callgrind's exact
-# counts gave every program its gain, at the cost of a slow training run.
+# program (issue 28: two of five programs got slower); exact counts gave
+# every program its gain, at the cost of a slower training run (qemu-user:
+# 3-5x, callgrind: about 40x).
 set -u
 out=
 if [ "${1:-}" = -o ]; then out=${2:?}; shift 2; fi
 [ $# -eq 2 ] || { echo "usage: mode.sh [-o FILE] auto|sample|exact PROBE" >&2; exit 2; }
 mode=$1 probe=$2
 say() { echo "pgo.mk: PGO_MODE=$mode: $*" | tee -a "$log" >&2; }
-exact_cost="the training run runs under callgrind for exact counts (no root, no PMU), about 40x slower than natively"
+engine=${PGO_EXACT_ENGINE:-callgrind}
+if [ "$engine" = qemu ]; then
+	exact_cost="the training run runs under qemu-user for exact counts (no root, no PMU), about 3-5x slower than natively"
+else
+	exact_cost="the training run runs under callgrind for exact counts (no root, no PMU), about 40x slower than natively"
+fi
 
 log=/dev/null
 if [ -n "$out" ]; then
@@ -70,8 +78,8 @@ auto)
 	exit 2 ;;
 esac
 
-if [ "$mode" = exact ] && ! command -v valgrind >/dev/null 2>&1; then
-	echo "pgo.mk: exact counts need valgrind: install it (Debian: apt-get install valgrind), or set PGO_MODE=sample" >&2
+if [ "$mode" = exact ] && [ "$engine" != qemu ] && ! command -v valgrind >/dev/null 2>&1; then
+	echo "pgo.mk: exact counts need qemu-user or valgrind: install one (Debian: apt-get install qemu-user), or set PGO_MODE=sample" >&2
 	exit 2
 fi
 if [ -z "$out" ]; then

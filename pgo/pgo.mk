@@ -55,7 +55,7 @@ PGO_FREQ ?= 9999
 PGO_PROFI ?= 1
 # PGO_MODE: sample (pgoprof record: samples of the training run, root
 # through PGOPROF_SUDO), exact (pgoprof record --exact: the exact count of
-# every instruction and call, under valgrind's callgrind: no root, no PMU,
+# every instruction and call, under qemu-user or callgrind: no root, no PMU,
 # the same profile every time, and a training run about 40x slower), or
 # auto: sample where PGO_PROBE finds branch stacks or an event proportional
 # to executions, else exact (pgo/mode.sh: the rule, and why).
@@ -104,9 +104,12 @@ PGO_GCC_VERSION ?= $(eval PGO_GCC_VERSION := $(shell $(PGO_CC) -dumpversion 2>/d
 # walks the stack by frame pointers); the release and PGO builds do not.
 PGO_SAMPLE_CFLAGS_clang = -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PGO_SAMPLE_CFLAGS_gcc = -g -fno-omit-frame-pointer
-# Exact counts need no frame pointers; valgrind 3.19 cannot read clang
-# 16's DWARF 5 (the code is the same with -gdwarf-4).
-PGO_SAMPLE_CFLAGS_clang_exact = -g -gdwarf-4 -fdebug-info-for-profiling
+# Exact counts need no frame pointers.  The engine record --exact takes
+# here: qemu-user reads any binary; with callgrind (no qemu-user),
+# valgrind 3.19 cannot read clang 16's DWARF 5 (the code is the same with
+# -gdwarf-4).  Asked once, when first used.
+PGO_EXACT_ENGINE ?= $(eval PGO_EXACT_ENGINE := $(shell $(PGOPROF) record --exact --print-engine 2>/dev/null))$(PGO_EXACT_ENGINE)
+PGO_SAMPLE_CFLAGS_clang_exact = -g$(if $(filter qemu,$(PGO_EXACT_ENGINE)),, -gdwarf-4) -fdebug-info-for-profiling
 PGO_SAMPLE_CFLAGS_gcc_exact = -g
 PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
@@ -171,7 +174,7 @@ pgo-profile: pgo-mode
 
 # The probe runs under make -n too (+): the commands it prints depend on it.
 pgo-mode:
-	+@mkdir -p $(PGO_DIR) && sh $(PGO_MODE_SH) -o $(PGO_MODE_FILE) $(PGO_MODE) $(call pgo-q,$(PGO_PROBE))
+	+@mkdir -p $(PGO_DIR) && PGO_EXACT_ENGINE=$(PGO_EXACT_ENGINE) sh $(PGO_MODE_SH) -o $(PGO_MODE_FILE) $(PGO_MODE) $(call pgo-q,$(PGO_PROBE))
 
 # The profile is an input that make cannot see: the PGO build starts clean.
 pgo-build: private PGO_OUT = $(abspath $(PGO_DIR)/pgo)

@@ -8,7 +8,8 @@
 # checks pgo.mk's wiring, tests/integration/pgo_mk.sh the real loop.
 . "$(dirname "$0")/../lib.sh"
 
-# auto's exact needs valgrind (pgo/mode.sh refuses exact without it).
+# auto's exact needs an engine (pgo/mode.sh refuses exact without one;
+# the stub pgoprof names none, so callgrind is assumed).
 need_tool pgo_mode valgrind valgrind || exit 0
 D=$WORK/pgo_mode
 rm -rf "$D" && mkdir -p "$D/proj" || exit 1
@@ -97,6 +98,12 @@ check "auto, probe says stack: exact, once" decided stack exact
 check "auto, stack: says why and what it costs" grep -q \
 	'^pgo.mk: PGO_MODE=auto: exact: this machine samples only cpu-clock (pgoprof record --probe: stack), which measures time, .* under callgrind .* about 40x slower' "$D/stack.out"
 check "auto, stack: the probe's lines kept in PGO_DIR/mode.log" grep -q 'branch stacks: not here' "$D/stack/mode.log"
+# Where record --exact runs under qemu-user: its cost said, and the build
+# as sampled builds are (any DWARF version).
+run qemu stack pgo-profile PGO_EXACT_ENGINE=qemu
+check "auto, stack, the qemu engine: its cost said, no -gdwarf-4 build" sh -c \
+	"grep -q '^pgo.mk: PGO_MODE=auto: exact: .* under qemu-user .* about 3-5x slower' '$D/qemu.out' &&
+	 grep -q -- '^pgo.mk: build sampled: .*-O2 -g -fdebug-info-for-profiling\$' '$D/qemu.out'"
 run refused refused pgo-profile
 check "auto, probe refused: exact, once" decided refused exact
 check "auto, refused: says why (the probe's reason) and the cost" grep -q \
