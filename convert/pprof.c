@@ -164,7 +164,10 @@ static uint64_t mapping(struct pw *w, uint32_t obj, int seg)
 	return os->map[seg] = m->id;
 }
 
-static uint64_t function(struct pw *w, const char *name, uint32_t decl_line)
+/* The Function id of name, added with its start line and file (NULL:
+ * none) when first seen. */
+static uint64_t function(struct pw *w, const char *name, uint32_t decl_line,
+			 const char *file)
 {
 	int64_t s = str_id(&w->str, name);
 	Function *f;
@@ -186,14 +189,16 @@ static uint64_t function(struct pw *w, const char *name, uint32_t decl_line)
 	f->name = s;
 	f->system_name = s;
 	f->start_line = decl_line;
+	if (file)
+		f->filename = str_id(&w->str, file);
 	w->nfuncs++;
 	return w->fn_by_str[s] = f->id;
 }
 
 static void add_line(struct pw *w, Location *l, const char *name,
-		     uint32_t line, uint32_t decl_line)
+		     uint32_t line, uint32_t decl_line, const char *file)
 {
-	uint64_t fn = function(w, name, decl_line);
+	uint64_t fn = function(w, name, decl_line, file);
 
 	grow(&w->lines, &w->cap_lines, w->nlines + 1, sizeof(*w->lines));
 	w->lines[w->nlines] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
@@ -212,13 +217,15 @@ static void symbolize(struct pw *w, Location *l, Mapping *m,
 	const char *name;
 
 	if (sym_lookup(s, vaddr, w->res) == SYM_OK) {
-		for (int i = r->nframes - 1; i >= 0; i--)
+		for (int i = r->nframes - 1; i >= 0; i--) {
 			add_line(w, l, r->frames[i].name, r->frames[i].line,
-				 r->frames[i].decl_line);
+				 r->frames[i].decl_line, r->frames[i].file);
+			m->has_filenames |= r->frames[i].file != NULL;
+		}
 		m->has_line_numbers = m->has_inline_frames = 1;
 		m->has_functions = 1;
 	} else if ((name = sym_function_name(s, vaddr))) {
-		add_line(w, l, name, 0, 0);	/* .symtab: no line */
+		add_line(w, l, name, 0, 0, NULL);	/* .symtab: no line */
 		m->has_functions = 1;
 	}
 }
@@ -244,7 +251,7 @@ static void fill_location(struct pw *w, Location *l, const struct lockey *k)
 	Mapping *m;
 
 	if (k->obj >= w->p->nobjs) {	/* a mark: no mapping, a name */
-		add_line(w, l, k->obj == RAW_FRAME_KERNEL ? "[kernel]" : "[unknown]", 0, 0);
+		add_line(w, l, k->obj == RAW_FRAME_KERNEL ? "[kernel]" : "[unknown]", 0, 0, NULL);
 		return;
 	}
 	os = &w->os[k->obj];

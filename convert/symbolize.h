@@ -23,6 +23,10 @@ struct sym_frame {
 	/* The source line itself (line_offset before the subtraction) and
 	 * the function's DW_AT_decl_line: for pprof's Line and Function. */
 	uint32_t line, decl_line;
+	/* The file that declares the function (DW_AT_decl_file), absolute
+	 * when its unit's DW_AT_comp_dir makes it so; NULL if the DWARF
+	 * names none.  Owned by the symbolizer. */
+	const char *file;
 };
 
 struct sym_result {
