@@ -942,6 +942,28 @@ unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 	return insn_kind(s->dec, code, left < 16 ? left : 16, vaddr, len);
 }
 
+size_t sym_range_insns(struct symbolizer *s, uint64_t begin, uint64_t end,
+		       void (*cb)(uint64_t off, void *arg), void *arg)
+{
+	uint64_t v0, v, last;
+	size_t n = 0;
+
+	if (offset_to_vaddr(s->segs, s->nsegs, begin, &v0) ||
+	    offset_to_vaddr(s->segs, s->nsegs, end, &last))
+		return 0;
+	for (v = v0; v <= last;) {
+		uint32_t len = 0;
+
+		cb(begin + (v - v0), arg);
+		n++;
+		sym_insn_kind(s, v, &len);
+		if (!len)
+			break;
+		v += len;
+	}
+	return n;
+}
+
 uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr)
 {
 	size_t left, before;

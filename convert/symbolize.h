@@ -104,6 +104,13 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 			       void (*cb)(uint64_t vaddr, uint32_t len,
 					  unsigned kind, void *arg),
 			       void *arg);
+/* The instructions of the branch-record range [begin, end] (file
+ * offsets: begin the first instruction, end the first byte of the last;
+ * docs/raw-format.md section 3.4), decoded with capstone from begin:
+ * cb(file offset of each, arg).  Stops at a byte that does not decode.
+ * Returns how many; 0 if an end is in no segment. */
+size_t sym_range_insns(struct symbolizer *s, uint64_t begin, uint64_t end,
+		       void (*cb)(uint64_t off, void *arg), void *arg);
 /* The target (an ELF virtual address) of the direct jump or conditional
  * branch at vaddr, decoded with capstone; UINT64_MAX for an indirect one,
  * or when vaddr is not a jump or branch. */

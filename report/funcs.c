@@ -185,10 +185,23 @@ static void model_stack_cb(const struct rep_sframe *f, size_t n,
 	rep_model_add_stack(arg, f, n, count);
 }
 
+static void model_call_cb(const struct rep_sframe *site, size_t n,
+			  const char *callee, uint64_t count, void *arg)
+{
+	struct rep_model *m = arg;
+	size_t caller = rep_model_func_add(m, site[n - 1].name);
+	struct rep_edge *e = rep_model_pair(m, caller,
+					    rep_model_func_add(m, callee), 0);
+
+	e->count = rep_sat_add(e->count, count);
+}
+
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s)
 {
 	m->walk = rep_walk_raw(s, model_stack_cb, m, &m->skipped);
 	m->has_total = m->walk == REP_WALK_STACKS;
+	if (!m->has_total)
+		m->calls = rep_walk_calls(s, model_call_cb, m);
 }
 
 /* qsort has no argument: the model being sorted. */

@@ -51,6 +51,10 @@ struct rep_model {
 	uint64_t skipped;	/* range executions not decoded (no binary) */
 	uint64_t samples;	/* all samples: the base of percentages */
 	uint64_t no_line;	/* samples whose leaf has no source line */
+	/* Without stacks: calls of the branch records' call edges
+	 * (rep_walk_calls), which are then the pairs not inlined, counted
+	 * in calls instead of samples. */
+	uint64_t calls;
 	uint64_t stamp;
 	struct rep_func *funcs;
 	size_t nfuncs, cap_funcs;
@@ -71,7 +75,8 @@ void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 			 size_t n, uint64_t count);
 /* Every sample of the raw profile behind s: its stacks (has_total set)
  * or, without any, its IP samples or its ranges (self only; see
- * rep_walk_raw). */
+ * rep_walk_raw), and then the call edges of its branch records
+ * (rep_walk_calls) as pairs counted in calls. */
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s);
 /* A compiler profile (fs_finish'ed): self is a function's body samples in
  * all its instances, inlined ones included, total the TOTAL of its

@@ -89,4 +89,16 @@ typedef void rep_stack_cb(const struct rep_sframe *frames, size_t n,
 enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
 			   uint64_t *skipped);
 
+/* Call cb once per call edge of p's branch records: a taken branch whose
+ * target starts a function (of an object with a binary; in an
+ * exact-count profile, whose branches are all calls, any object).  site:
+ * the named frames of the branch's source, outermost first (owned by s,
+ * valid during the call); callee: the function at its target (the
+ * outermost frame there); count: how many calls.  For a profile without
+ * stacks, whose branch records (LBR, record --exact) tell who calls whom.
+ * Returns the calls passed. */
+typedef void rep_call_cb(const struct rep_sframe *site, size_t n,
+			 const char *callee, uint64_t count, void *arg);
+uint64_t rep_walk_calls(struct rep_syms *s, rep_call_cb *cb, void *arg);
+
 #endif
