@@ -205,7 +205,7 @@ static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 	rep_model_sort_lines(m);
 	fprintf(out, "\n# source lines by samples (%zu of %zu", shown(n, o->limit), n);
 	if (m->no_line)
-		fprintf(out, "; %" PRIu64 " samples have no line", m->no_line);
+		fprintf(out, "; %" PRIu64 " samples have no line: why, below", m->no_line);
 	fprintf(out, ")\n");
 	if (m->from_fs)
 		fprintf(out, "# a compiler profile has line offsets from the function's first line (+N.discriminator), not files\n");
@@ -226,6 +226,77 @@ static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 		fprintf(out, "%21s| %s", "", text ? "" : "(source not found: ");
 		esc_fputs(text ? text : l->file, text ? ESC_TABS : 0, out);
 		fputs(text ? "\n" : ")\n", out);
+	}
+}
+
+#define NOLINE_FUNCS 5	/* functions listed per reason */
+
+/* The reasons that have samples into order[] (most samples first),
+ * how many; first[why] is where the sorted no-line entries of why
+ * begin (they end at first[why + 1]). */
+static int noline_order(struct rep_model *m, int *order, size_t *first)
+{
+	int n = 0;
+
+	rep_model_sort_nolines(m);
+	for (int why = 0, i = 0; why <= REP_NOLINE_MAX; why++) {
+		first[why] = (size_t)i;
+		while ((size_t)i < m->nnolines && (int)m->nolines[i].why == why)
+			i++;
+	}
+	for (int why = 0; why < REP_NOLINE_MAX; why++) {
+		int k = n++;
+
+		if (!m->no_line_by[why]) {
+			n--;
+			continue;
+		}
+		for (; k > 0 && m->no_line_by[order[k - 1]] < m->no_line_by[why]; k--)
+			order[k] = order[k - 1];
+		order[k] = why;
+	}
+	return n;
+}
+
+/* A reason whose frames are all named after it: no functions listed. */
+static int noline_has_funcs(int why)
+{
+	return why != REP_NOLINE_KERNEL && why != REP_NOLINE_UNKNOWN;
+}
+
+/* The samples that have no line, by reason (most first), each with its
+ * functions (the first NOLINE_FUNCS, most samples first). */
+static void text_nolines(FILE *out, struct rep_model *m)
+{
+	int order[REP_NOLINE_MAX], n;
+	size_t first[REP_NOLINE_MAX + 1];
+
+	if (!m->no_line)
+		return;
+	n = noline_order(m, order, first);
+	fprintf(out, "\n# the %" PRIu64 " samples without a source line (%.2f%%), by reason and function\n",
+		m->no_line, pct(m->no_line, m->samples));
+	fprintf(out, "#%11s %7s  %s\n", "samples", "%", "reason / function");
+	for (int r = 0; r < n; r++) {
+		int why = order[r];
+		size_t k, end = first[why + 1];
+		uint64_t rest = 0;
+
+		fprintf(out, " %11" PRIu64 " %6.2f%%  %s\n", m->no_line_by[why],
+			pct(m->no_line_by[why], m->samples), rep_noline_text(why));
+		if (!noline_has_funcs(why))
+			continue;
+		for (k = first[why]; k < end && k - first[why] < NOLINE_FUNCS; k++) {
+			fprintf(out, " %11" PRIu64 " %6.2f%%      ", m->nolines[k].count,
+				pct(m->nolines[k].count, m->samples));
+			esc_fputs(m->nolines[k].func, 0, out);
+			putc('\n', out);
+		}
+		for (size_t i = k; i < end; i++)
+			rest = rep_sat_add(rest, m->nolines[i].count);
+		if (k < end)
+			fprintf(out, " %11" PRIu64 " %6.2f%%      (%zu more function%s)\n",
+				rest, pct(rest, m->samples), end - k, end - k > 1 ? "s" : "");
 	}
 }
 
@@ -424,6 +495,31 @@ static void json_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 	fprintf(out, "\n  ]");
 }
 
+static void json_nolines(FILE *out, struct rep_model *m)
+{
+	int order[REP_NOLINE_MAX], n;
+	size_t first[REP_NOLINE_MAX + 1];
+
+	n = noline_order(m, order, first);
+	fprintf(out, ",\n  \"no_line_reasons\": [");
+	for (int r = 0; r < n; r++) {
+		int why = order[r];
+
+		fprintf(out, "%s\n    {\"reason\": \"%s\", ", r ? "," : "",
+			rep_noline_key(why));
+		json_count(out, "samples", m->no_line_by[why], m->samples);
+		fprintf(out, ", \"functions\": [");
+		for (size_t k = first[why]; noline_has_funcs(why) && k < first[why + 1] &&
+		     k - first[why] < NOLINE_FUNCS; k++) {
+			fprintf(out, "%s{\"name\": ", k > first[why] ? ", " : "");
+			json_str(out, m->nolines[k].func);
+			fprintf(out, ", \"samples\": %" PRIu64 "}", m->nolines[k].count);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ]");
+}
+
 static void json_pairs(FILE *out, const struct rep_model *m, size_t fn,
 		       int callers)
 {
@@ -555,6 +651,7 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 		} else {
 			json_funcs(out, m, o);
 			json_lines(out, m, o, src);
+			json_nolines(out, m);
 		}
 		fprintf(out, "\n}\n");
 	} else {
@@ -564,6 +661,7 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 		} else {
 			text_funcs(out, m, o);
 			text_lines(out, m, o, src);
+			text_nolines(out, m);
 		}
 	}
 	rep_sources_free(src);

@@ -210,6 +210,25 @@ static struct rep_sframe *pool_add(struct rep_syms *s)
 	return &s->pool[s->npool++];
 }
 
+/* The source line of the leaf frame just added at vaddr, or why it has
+ * none: st is the symbolizer's answer there, name the symbol table's
+ * function when it had none. */
+static void leaf_line(struct rep_syms *s, struct rep_bin *b, uint64_t vaddr,
+		      enum sym_status st, const char *name)
+{
+	struct rep_sframe *last = &s->pool[s->npool - 1];
+	const char *file = b->src ? srcline_at(b->src, vaddr, &last->line) : NULL;
+
+	last->file = file ? strtab_get(s->names, file) : NULL;
+	if (file)
+		return;
+	last->line = 0;
+	if (st == SYM_OK || st == SYM_NO_LINE)
+		last->noline = REP_NOLINE_LINE0;
+	else
+		last->noline = name ? REP_NOLINE_NO_DEBUG : REP_NOLINE_NO_SYMBOL;
+}
+
 /* Append f's frames to the pool. */
 static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 {
@@ -222,16 +241,20 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 	uint64_t vaddr;
 	int nseg;
 
+	enum sym_status st;
+
 	if (!b->sym) {
 		pool_add(s)->name = unnamed(s, o, f->offset);
+		s->pool[s->npool - 1].noline = REP_NOLINE_NO_BINARY;
 		return;
 	}
 	segs = sym_segments(b->sym, &nseg);
 	if (offset_to_vaddr(segs, nseg, off, &vaddr)) {
 		pool_add(s)->name = unnamed(s, o, f->offset);
+		s->pool[s->npool - 1].noline = REP_NOLINE_NO_SEGMENT;
 		return;
 	}
-	if (sym_lookup(b->sym, vaddr, &r) == SYM_OK) {
+	if ((st = sym_lookup(b->sym, vaddr, &r)) == SYM_OK) {
 		for (int i = 0; i < r.nframes; i++) {
 			struct rep_sframe *sf = pool_add(s);
 
@@ -243,14 +266,8 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 	} else {
 		pool_add(s)->name = unnamed(s, o, f->offset);
 	}
-	if (leaf && b->src) {
-		struct rep_sframe *last = &s->pool[s->npool - 1];
-		const char *file = srcline_at(b->src, vaddr, &last->line);
-
-		last->file = file ? strtab_get(s->names, file) : NULL;
-		if (!file)
-			last->line = 0;
-	}
+	if (leaf)
+		leaf_line(s, b, vaddr, st, name);
 }
 
 static uint64_t cache_key(uint32_t obj, uint64_t key)
@@ -285,6 +302,8 @@ const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 		memset(&s->one, 0, sizeof(s->one));
 		s->one.name = strtab_get(s->names, f->obj == RAW_FRAME_KERNEL ?
 					 REP_KERNEL : REP_UNKNOWN);
+		s->one.noline = f->obj == RAW_FRAME_KERNEL ? REP_NOLINE_KERNEL :
+				REP_NOLINE_UNKNOWN;
 		*n = 1;
 		return &s->one;
 	}

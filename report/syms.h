@@ -11,12 +11,26 @@
 #include "../lib/strtab.h"
 #include "../raw/rawprof.h"
 
+/* Why a leaf frame has no source line (rep_sframe.noline). */
+enum rep_noline {
+	REP_LINE_KNOWN,		/* it has one */
+	REP_NOLINE_KERNEL,	/* a sample in the kernel */
+	REP_NOLINE_UNKNOWN,	/* in no known mapping */
+	REP_NOLINE_NO_BINARY,	/* its object has no binary (give --binary) */
+	REP_NOLINE_NO_SEGMENT,	/* outside the binary's PT_LOAD segments */
+	REP_NOLINE_NO_SYMBOL,	/* in no function, not even a symbol (PLT) */
+	REP_NOLINE_NO_DEBUG,	/* a function without debug info (-g) */
+	REP_NOLINE_LINE0,	/* debug info, but line 0 or no row there */
+	REP_NOLINE_MAX,
+};
+
 /* A named frame.  Strings are interned in the rep_syms' table. */
 struct rep_sframe {
 	const char *name;	/* demangled unless REP_NO_DEMANGLE */
 	const char *file;	/* source file of a leaf's innermost frame, or NULL */
 	uint32_t line;		/* its line (1-based); 0 with file NULL */
 	int inlined;		/* inlined into the frame before it */
+	enum rep_noline noline;	/* a leaf's innermost frame: why file is NULL */
 };
 
 /* Names of frames outside any named code: */

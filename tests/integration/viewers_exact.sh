@@ -75,3 +75,32 @@ check "show --format pprof of a profile without samples: rc=$rc, said, no file" 
 "$PGOPROF" report none.raw >none.txt 2>none-rep.err; rc=$?
 check "report of a profile without samples: rc=$rc, said" sh -c \
 	"test $rc = 1 && grep -q 'nothing to report: the profile has no samples' none-rep.err"
+
+# Samples without a line, by reason (issue 31, item 6): zero's line 3 made
+# line 0 in its assembly, nodbg built without -g.
+cat >nl.c <<'SRC'
+__attribute__((noinline)) long zero(long x)
+{
+	for (long i = 0; i < 1000; i++) x = x * 3 + i; return x;
+}
+long nodbg(long);
+volatile long sink;
+int main(int argc, char **argv) { (void)argv; sink = zero(argc) + nodbg(argc); return 0; }
+SRC
+echo '__attribute__((noinline)) long nodbg(long x) { for (int i = 0; i < 500; i++) x = x * 5 + 2; return x; }' >nodbg.c
+if $CLANG -O2 -g -gdwarf-4 -S -o nl.s nl.c && sed -i -E 's/^(\t\.loc\t[01]) 3 /\1 0 /' nl.s &&
+   grep -q -E '^	\.loc	[01] 0 ' nl.s && $CLANG -O2 -c -o nodbg.o nodbg.c &&
+   $CLANG -o nl nl.s nodbg.o && "$PGOPROF" record --exact -q -o nl.raw -- ./nl 2>nl.err; then
+	"$PGOPROF" report nl.raw -n 3 >nl.txt 2>&1
+	check "report: the samples without a line by reason: zero at line 0, nodbg without debug info" sh -c \
+		"grep -q '^# the [0-9]* samples without a source line' nl.txt &&
+		 grep -A1 'line table gives line 0' nl.txt | tail -n 1 | grep -q '^ *[0-9]\{3,\} .*  zero\$' &&
+		 grep -A1 'without debug info (build with -g' nl.txt | tail -n 1 | grep -q '^ *[0-9]\{3,\} .*  nodbg\$'"
+	"$PGOPROF" report nl.raw --json >nl.json 2>&1
+	check "report --json: no_line_reasons line_0 names zero" python3 -c "
+import json, sys
+r = {x['reason']: x for x in json.load(open('nl.json'))['no_line_reasons']}
+sys.exit(not (r['line_0']['functions'][0]['name'] == 'zero' and r['no_debug_info']['functions'][0]['name'] == 'nodbg'))"
+else
+	fail "build and record nl (line 0, no debug info)" "$(tail -n 2 nl.err 2>/dev/null | tr '\n' ' ')"
+fi
