@@ -125,8 +125,10 @@ static void find_objects(struct pw *w, struct symbolizer **bins,
 			}
 		if (!os->s && (os->s = binobj_open_recorded(&w->p->objs[i])))
 			os->own = 1;
-		if (os->s)
+		if (os->s) {
+			sym_want_files(os->s);	/* Function.filename */
 			os->segs = sym_segments(os->s, &os->nsegs);
+		}
 		os->map = xcalloc((size_t)os->nsegs + 1, sizeof(*os->map));
 	}
 	for (int j = 0; j < o->nbinaries; j++)

@@ -120,6 +120,7 @@ struct symbolizer {
 	char dwarf_err[256];
 	int lines_warned;
 	struct strtab files;	/* decl files joined with their comp_dir */
+	int want_files;		/* sym_want_files */
 };
 
 /* Keep the first DWARF error: "section SECTION: WHAT at offset 0xOFF:
@@ -579,7 +580,7 @@ static void build_inl(struct symbolizer *s, struct inl_tree *t)
 			continue;	/* name stays NULL: the chain ends here */
 		t->node[k].name = die_name(&die);
 		t->node[k].decl = die_udata(&die, DW_AT_decl_line, 1);
-		t->node[k].file = decl_file(s, &die);
+		t->node[k].file = s->want_files ? decl_file(s, &die) : NULL;
 		t->node[k].call_line = die_udata(&die, DW_AT_call_line, 0);
 		t->node[k].call_disc = die_udata(&die, DW_AT_GNU_discriminator_, 0);
 		gather_inlined(&die, t, (uint32_t)k, &tmp, &ntmp, &cap, 0);
@@ -940,6 +941,11 @@ unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 	if (!code)
 		return INSN_NONE;
 	return insn_kind(s->dec, code, left < 16 ? left : 16, vaddr, len);
+}
+
+void sym_want_files(struct symbolizer *s)
+{
+	s->want_files = 1;
 }
 
 size_t sym_range_insns(struct symbolizer *s, uint64_t begin, uint64_t end,

@@ -25,7 +25,8 @@ struct sym_frame {
 	uint32_t line, decl_line;
 	/* The file that declares the function (DW_AT_decl_file), absolute
 	 * when its unit's DW_AT_comp_dir makes it so; NULL if the DWARF
-	 * names none.  Owned by the symbolizer. */
+	 * names none, or sym_want_files was not called.  Owned by the
+	 * symbolizer. */
 	const char *file;
 };
 
@@ -64,6 +65,10 @@ const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
 /* The path s was opened with; owned by s. */
 const char *sym_path(const struct symbolizer *s);
 const struct load_seg *sym_segments(struct symbolizer *s, int *n);
+
+/* Fill sym_frame.file from now on (before the first look-up): it reads
+ * each unit's file table, which only pprof's Function.filename needs. */
+void sym_want_files(struct symbolizer *s);
 
 /* Symbolize an ELF virtual address of the binary. */
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
