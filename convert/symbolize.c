@@ -943,6 +943,19 @@ unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 	return insn_kind(s->dec, code, left < 16 ? left : 16, vaddr, len);
 }
 
+uint32_t sym_insn_text(struct symbolizer *s, uint64_t vaddr, char *buf,
+		       size_t size)
+{
+	size_t left, before;
+	const uint8_t *code = code_at(s, vaddr, &left, &before);
+
+	if (!code) {
+		snprintf(buf, size, "(no code)");
+		return 0;
+	}
+	return insn_text(s->dec, code, left < 16 ? left : 16, vaddr, buf, size);
+}
+
 void sym_want_files(struct symbolizer *s)
 {
 	s->want_files = 1;

@@ -66,6 +66,11 @@ const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
 const char *sym_path(const struct symbolizer *s);
 const struct load_seg *sym_segments(struct symbolizer *s, int *n);
 
+/* The instruction at vaddr as capstone's assembly text into buf (size
+ * bytes); its length, 0 if it does not decode. */
+uint32_t sym_insn_text(struct symbolizer *s, uint64_t vaddr, char *buf,
+		       size_t size);
+
 /* Fill sym_frame.file from now on (before the first look-up): it reads
  * each unit's file table, which only pprof's Function.filename needs. */
 void sym_want_files(struct symbolizer *s);

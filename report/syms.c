@@ -334,6 +334,11 @@ static void walk_push(struct rep_syms *s, size_t *n, const struct raw_frame *f,
 	*n += (size_t)k;
 }
 
+struct symbolizer *rep_syms_binary(struct rep_syms *s, uint32_t obj)
+{
+	return obj < s->p->nobjs ? s->bins[obj].sym : NULL;
+}
+
 int rep_syms_has_stacks(const struct rep_syms *s)
 {
 	return s->p->stacks.n > 0;

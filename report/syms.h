@@ -78,6 +78,9 @@ const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 					const struct raw_frame *f, int leaf,
 					int *n);
 
+/* The binary of object obj (owned by s), or NULL if it has none. */
+struct symbolizer *rep_syms_binary(struct rep_syms *s, uint32_t obj);
+
 /* 1 if the profile has a STACKS section (whole stacks), else 0. */
 int rep_syms_has_stacks(const struct rep_syms *s);
 
