@@ -561,9 +561,25 @@ __attribute__((noinline, used)) int pprof_marker(int x)
 	return x * 3 + 1;
 }
 
-/* A raw profile of this program (by its build-ID), n samples at the
- * entry of pprof_marker: 0, or -1 if the program cannot be read. */
-static int self_profile(struct raw_profile *p, uint64_t n)
+struct insn_list {
+	uint64_t v[256];
+	size_t n;
+};
+
+static void list_insn(uint64_t vaddr, uint32_t len, void *arg)
+{
+	struct insn_list *l = arg;
+
+	(void)len;
+	if (l->n < 256)
+		l->v[l->n++] = vaddr;
+}
+
+/* A raw profile of this program (by its build-ID): n samples at the
+ * entry of pprof_marker; with ninsns, instead a range of n executions
+ * over all of it, and its instructions in *ninsns.  0, or -1 if the
+ * program cannot be read. */
+static int self_profile_at(struct raw_profile *p, uint64_t n, size_t *ninsns)
 {
 	struct symbolizer *s = sym_open("/proc/self/exe", NULL, 1);
 	const struct load_seg *segs;
@@ -583,13 +599,27 @@ static int self_profile(struct raw_profile *p, uint64_t n)
 	if (id && fn >= 0 &&
 	    !vaddr_to_offset(segs, nseg, sym_function_entry(s, fn), &off)) {
 		uint32_t obj = raw_object(p, id, (uint32_t)len, "/proc/self/exe");
+		struct insn_list l = { .n = 0 };
+		uint64_t last;
 
-		raw_add_ip(&p->objs[obj], off, n);
+		if (!ninsns) {
+			raw_add_ip(&p->objs[obj], off, n);
+			rc = 0;
+		} else if (sym_function_insns(s, fn, list_insn, &l) > 1 && l.n < 256 &&
+			   !vaddr_to_offset(segs, nseg, l.v[l.n - 1], &last)) {
+			raw_add_range(&p->objs[obj], off, last, n);
+			*ninsns = l.n;
+			rc = 0;
+		}
 		raw_normalize(p);
-		rc = 0;
 	}
 	sym_close(s);
 	return rc;
+}
+
+static int self_profile(struct raw_profile *p, uint64_t n)
+{
+	return self_profile_at(p, n, NULL);
 }
 
 /* Functions have their file and start line, so that 'go tool pprof
@@ -623,6 +653,37 @@ static void test_function_file(void)
 	raw_free(&p);
 }
 
+/* A profile of ranges only (branch records without IP samples): each
+ * instruction of a range decoded from the binary, a sample of its
+ * executions, of type instructions/count (issue 31, item 4). */
+static void test_ranges_only(void)
+{
+	const char *bins[] = { "/proc/self/exe" };
+	struct pprof_write_opts o = { .raw_name = "self", .quiet = 1,
+				      .binaries = bins, .nbinaries = 1 };
+	struct raw_profile p;
+	Perftools__Profiles__Profile *pf;
+	char msg[1024];
+	size_t n = 0;
+
+	CHECK(self_profile_at(&p, 7, &n) == 0 && n > 1);
+	capture_begin();
+	CHECK(pprof_write_file(&p, tmp, &o) == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK((pf = unpack_file(tmp)) != NULL);
+	if (pf) {
+		CHECK(pf->n_sample_type == 1 &&
+		      !strcmp(pf->string_table[pf->sample_type[0]->type], "instructions") &&
+		      !strcmp(pf->string_table[pf->sample_type[0]->unit], "count"));
+		CHECK(pf->n_sample == n && pf->n_location == n);
+		for (size_t i = 0; i < pf->n_sample; i++)
+			CHECK(pf->sample[i]->n_value == 1 && pf->sample[i]->value[0] == 7);
+		CHECK(pf_function(pf, "pprof_marker") != NULL);
+		perftools__profiles__profile__free_unpacked(pf, NULL);
+	}
+	raw_free(&p);
+}
+
 int main(void)
 {
 	int fd;
@@ -646,6 +707,7 @@ int main(void)
 	RUN(test_limit_env);
 	RUN(test_gzip_trailing);
 	RUN(test_function_file);
+	RUN(test_ranges_only);
 	if (!getenv("KEEP")) unlink(tmp); else printf("%s\n", tmp);
 	return tests_failed ? 1 : 0;
 }
