@@ -24,6 +24,7 @@ int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct {
 	{ "check", cmd_check, "tell how well a profile fits a binary" },
 	{ "compare", cmd_compare, "how alike two sample profiles are (weighted overlap)" },
 	{ "report", cmd_report, "the hottest functions and lines of a profile; folded stacks" },
+	{ "annotate", cmd_annotate, "one function's source lines (and instructions) with their samples" },
 	{ "diff", cmd_diff, "the functions and lines whose share changed between two profiles" },
 };
 

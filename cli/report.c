@@ -8,6 +8,7 @@
 #include "cmds.h"
 #include "../lib/escape.h"
 #include "../lib/util.h"
+#include "../raw/signal.h"
 #include "../report/flame.h"
 #include "../report/folded.h"
 #include "../report/json.h"
@@ -41,7 +42,8 @@ static void usage(FILE *f)
 "credited to the inlined function, with the function it is inlined into as\n"
 "its caller.  PROFILE is a raw profile (pgoprof record, import), named with\n"
 "its binaries, or a compiler sample profile (LLVM text or extbinary, GCC\n"
-".afdo).  A raw profile without stacks has self samples only.\n\n"
+".afdo).  A raw profile without stacks has self samples only; its callers\n"
+"and callees are the calls of its branch records (record --exact, LBR).\n\n"
 "  -b, --binary ELF     a binary of the raw profile (by build-ID; repeat for\n"
 "                       libraries); an object without one is named from its\n"
 "                       recorded path if the file there is the same, else\n"
@@ -53,12 +55,14 @@ static void usage(FILE *f)
 "      --no-demangle    C++ linkage names as they are\n"
 "      --json           JSON for scripts (docs/report.md gives the schema)\n"
 "      --folded         folded stacks (root;...;leaf COUNT) for flamegraph.pl,\n"
-"                       inferno, speedscope, pprof: raw profiles with stacks\n"
+"                       inferno, speedscope, pprof: raw profiles with stacks;\n"
+"                       without, estimated from branch records' calls (said)\n"
 "      --svg FILE       a flame graph of the stacks, as an SVG file to open in\n"
-"                       a browser (docs/flamegraph.md): raw profiles with stacks\n"
+"                       a browser (docs/flamegraph.md): as --folded\n"
 "  -o, --output FILE    write to FILE (whole or not at all), not standard output\n\n"
 "Exit status: 0 reported; 1 a profile or binary cannot be read, or has not\n"
-"what was asked (no stacks for --folded, no such function); 2 usage.\n",
+"what was asked (nothing to report, no stacks or calls for --folded, no\n"
+"such function); 2 usage.\n",
 		DEFAULT_LIMIT);
 }
 
@@ -86,8 +90,9 @@ static void header(FILE *out, const struct rep_input *in,
 		fprintf(out, "# %s: raw profile, %" PRIu64 " samples; no stacks: total samples (with callees) are not known, self only\n",
 			in->path, m->samples);
 	else
-		fprintf(out, "# %s: raw profile of branch records, %" PRIu64 " instruction executions (each instruction of each range, decoded); no stacks: totals are not known, self only\n",
-			in->path, m->samples);
+		fprintf(out, "# %s: raw profile of %s, %" PRIu64 " instruction executions (each instruction of each range, decoded); no stacks: totals are not known, self only\n",
+			in->path, raw_signal_of(&in->prof.raw) == SIGNAL_EXACT ?
+			"exact counts" : "branch records", m->samples);
 	if (m->skipped)
 		fprintf(out, "# %" PRIu64 " range executions in objects without a binary are not counted: give --binary\n",
 			m->skipped);
@@ -200,7 +205,7 @@ static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 	rep_model_sort_lines(m);
 	fprintf(out, "\n# source lines by samples (%zu of %zu", shown(n, o->limit), n);
 	if (m->no_line)
-		fprintf(out, "; %" PRIu64 " samples have no line", m->no_line);
+		fprintf(out, "; %" PRIu64 " samples have no line: why, below", m->no_line);
 	fprintf(out, ")\n");
 	if (m->from_fs)
 		fprintf(out, "# a compiler profile has line offsets from the function's first line (+N.discriminator), not files\n");
@@ -221,6 +226,77 @@ static void text_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 		fprintf(out, "%21s| %s", "", text ? "" : "(source not found: ");
 		esc_fputs(text ? text : l->file, text ? ESC_TABS : 0, out);
 		fputs(text ? "\n" : ")\n", out);
+	}
+}
+
+#define NOLINE_FUNCS 5	/* functions listed per reason */
+
+/* The reasons that have samples into order[] (most samples first),
+ * how many; first[why] is where the sorted no-line entries of why
+ * begin (they end at first[why + 1]). */
+static int noline_order(struct rep_model *m, int *order, size_t *first)
+{
+	int n = 0;
+
+	rep_model_sort_nolines(m);
+	for (int why = 0, i = 0; why <= REP_NOLINE_MAX; why++) {
+		first[why] = (size_t)i;
+		while ((size_t)i < m->nnolines && (int)m->nolines[i].why == why)
+			i++;
+	}
+	for (int why = 0; why < REP_NOLINE_MAX; why++) {
+		int k = n++;
+
+		if (!m->no_line_by[why]) {
+			n--;
+			continue;
+		}
+		for (; k > 0 && m->no_line_by[order[k - 1]] < m->no_line_by[why]; k--)
+			order[k] = order[k - 1];
+		order[k] = why;
+	}
+	return n;
+}
+
+/* A reason whose frames are all named after it: no functions listed. */
+static int noline_has_funcs(int why)
+{
+	return why != REP_NOLINE_KERNEL && why != REP_NOLINE_UNKNOWN;
+}
+
+/* The samples that have no line, by reason (most first), each with its
+ * functions (the first NOLINE_FUNCS, most samples first). */
+static void text_nolines(FILE *out, struct rep_model *m)
+{
+	int order[REP_NOLINE_MAX], n;
+	size_t first[REP_NOLINE_MAX + 1];
+
+	if (!m->no_line)
+		return;
+	n = noline_order(m, order, first);
+	fprintf(out, "\n# the %" PRIu64 " samples without a source line (%.2f%%), by reason and function\n",
+		m->no_line, pct(m->no_line, m->samples));
+	fprintf(out, "#%11s %7s  %s\n", "samples", "%", "reason / function");
+	for (int r = 0; r < n; r++) {
+		int why = order[r];
+		size_t k, end = first[why + 1];
+		uint64_t rest = 0;
+
+		fprintf(out, " %11" PRIu64 " %6.2f%%  %s\n", m->no_line_by[why],
+			pct(m->no_line_by[why], m->samples), rep_noline_text(why));
+		if (!noline_has_funcs(why))
+			continue;
+		for (k = first[why]; k < end && k - first[why] < NOLINE_FUNCS; k++) {
+			fprintf(out, " %11" PRIu64 " %6.2f%%      ", m->nolines[k].count,
+				pct(m->nolines[k].count, m->samples));
+			esc_fputs(m->nolines[k].func, 0, out);
+			putc('\n', out);
+		}
+		for (size_t i = k; i < end; i++)
+			rest = rep_sat_add(rest, m->nolines[i].count);
+		if (k < end)
+			fprintf(out, " %11" PRIu64 " %6.2f%%      (%zu more function%s)\n",
+				rest, pct(rest, m->samples), end - k, end - k > 1 ? "s" : "");
 	}
 }
 
@@ -268,22 +344,51 @@ static long find_function(const struct rep_model *m, const char *name,
 	return several ? -1 : found;
 }
 
+/* What a pair's count is: samples with the pair in their stack; without
+ * stacks, the instruction executions (or samples) of inlined code and,
+ * for a call, the number of calls (rep_walk_calls). */
+static const char *pair_unit(const struct rep_model *m, const struct rep_edge *p)
+{
+	if (m->from_fs || m->has_total)
+		return "samples";
+	if (!p->inlined)
+		return "calls";
+	return m->walk == REP_WALK_RANGES ? "executions" : "samples";
+}
+
+/* The base of a pair's percentage: all samples; calls, all the calls of
+ * the list. */
+static uint64_t pair_base(const struct rep_model *m, const size_t *e, size_t n)
+{
+	uint64_t calls = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(pair_unit(m, &m->edges[e[i]]), "calls"))
+			calls = rep_sat_add(calls, m->edges[e[i]].count);
+	return calls;
+}
+
 static void text_pairs(FILE *out, const struct rep_model *m, size_t fn,
 		       int callers)
 {
 	size_t *e, n = rep_model_pairs(m, fn, callers, &e);
+	uint64_t calls = pair_base(m, e, n);
 
 	fprintf(out, "\n# %s (%zu): %s\n", callers ? "callers" : "callees", n,
 		m->from_fs ? "call target counts; inlined: the instance's TOTAL" :
-		"samples with the pair in their stack");
-	fprintf(out, "#%11s %7s  %s\n", "samples", "%", callers ? "caller" : "callee");
+		m->has_total ? "samples with the pair in their stack" :
+		callers ? "calls from each (% of the calls into it); inlined: the counts of its code inlined there" :
+		"calls to each (% of its calls); inlined: the counts of the code inlined here");
+	fprintf(out, "#%11s %7s  %s\n", m->has_total || m->from_fs ? "samples" : "count",
+		"%", callers ? "caller" : "callee");
 	for (size_t i = 0; i < n; i++) {
 		const struct rep_edge *p = &m->edges[e[i]];
+		int call = !strcmp(pair_unit(m, p), "calls");
 
 		fprintf(out, " %11" PRIu64 " %6.2f%%  ", p->count,
-			pct(p->count, m->samples));
+			pct(p->count, call ? calls : m->samples));
 		esc_fputs(m->funcs[callers ? p->caller : p->callee].name, 0, out);
-		fputs(p->inlined ? " (inlined)\n" : "\n", out);
+		fputs(p->inlined ? " (inlined)\n" : call ? " (calls)\n" : "\n", out);
 	}
 	free(e);
 }
@@ -299,6 +404,9 @@ static void text_function(FILE *out, const struct rep_model *m, size_t fn)
 	if (m->has_total)
 		fprintf(out, ", total %" PRIu64 " (%.2f%%)\n", f->total,
 			pct(f->total, m->samples));
+	else if (m->calls)
+		fprintf(out, "; total not known (no stacks): callers and callees are the calls of the branch records (%" PRIu64 " calls) and the inlined code\n",
+			m->calls);
 	else
 		fprintf(out, "; total not known (no stacks): callers are the functions it is inlined into\n");
 	text_pairs(out, m, fn, 1);
@@ -387,10 +495,36 @@ static void json_lines(FILE *out, struct rep_model *m, const struct ropts *o,
 	fprintf(out, "\n  ]");
 }
 
+static void json_nolines(FILE *out, struct rep_model *m)
+{
+	int order[REP_NOLINE_MAX], n;
+	size_t first[REP_NOLINE_MAX + 1];
+
+	n = noline_order(m, order, first);
+	fprintf(out, ",\n  \"no_line_reasons\": [");
+	for (int r = 0; r < n; r++) {
+		int why = order[r];
+
+		fprintf(out, "%s\n    {\"reason\": \"%s\", ", r ? "," : "",
+			rep_noline_key(why));
+		json_count(out, "samples", m->no_line_by[why], m->samples);
+		fprintf(out, ", \"functions\": [");
+		for (size_t k = first[why]; noline_has_funcs(why) && k < first[why + 1] &&
+		     k - first[why] < NOLINE_FUNCS; k++) {
+			fprintf(out, "%s{\"name\": ", k > first[why] ? ", " : "");
+			json_str(out, m->nolines[k].func);
+			fprintf(out, ", \"samples\": %" PRIu64 "}", m->nolines[k].count);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ]");
+}
+
 static void json_pairs(FILE *out, const struct rep_model *m, size_t fn,
 		       int callers)
 {
 	size_t *e, n = rep_model_pairs(m, fn, callers, &e);
+	uint64_t calls = pair_base(m, e, n);
 
 	fprintf(out, ",\n    \"%s\": [", callers ? "callers" : "callees");
 	for (size_t i = 0; i < n; i++) {
@@ -399,8 +533,10 @@ static void json_pairs(FILE *out, const struct rep_model *m, size_t fn,
 		fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
 		json_str(out, m->funcs[callers ? p->caller : p->callee].name);
 		fprintf(out, ", ");
-		json_count(out, "samples", p->count, m->samples);
-		fprintf(out, ", \"inlined\": %s}", p->inlined ? "true" : "false");
+		json_count(out, "samples", p->count,
+			   strcmp(pair_unit(m, p), "calls") ? m->samples : calls);
+		fprintf(out, ", \"unit\": \"%s\", \"inlined\": %s}",
+			pair_unit(m, p), p->inlined ? "true" : "false");
 	}
 	fprintf(out, "\n    ]");
 	free(e);
@@ -427,24 +563,38 @@ static void json_function(FILE *out, const struct rep_model *m, size_t fn)
 
 /* ---- the command ---- */
 
-/* The named stacks of a raw profile, or -1 with a message. */
+/* The named stacks of a raw profile, or -1 with a message.  Without
+ * stacks, those estimated from the branch records' calls (*estimated
+ * set, said on stderr). */
 static int stacks_of(const struct rep_input *in, struct rep_folded_set *f,
-		     const char *what)
+		     const char *what, int *estimated)
 {
+	*estimated = 0;
 	if (!in->prof.is_raw)
 		return err("%s is a compiler profile (%s): %s need a raw profile with stacks (pgoprof record, or pgoprof import of perf record -g)",
 			   in->path, any_profile_kind(&in->prof), what);
-	if (rep_folded_build(in->syms, f))
-		return err("%s has no stacks (a STACKS section): %s need them; record in stack mode (pgoprof record), or import perf record -g",
+	if (!rep_folded_build(in->syms, f))
+		return 0;
+	if (rep_folded_estimate(in->syms, f))
+		return err("%s has no stacks (a STACKS section) and no calls in branch records: %s need them; record in stack mode (pgoprof record), or import perf record -g",
 			   in->path, what);
+	if (!f->n) {
+		rep_folded_free(f);
+		return err("%s: no stack to draw: its ranges are in objects without a binary; give --binary",
+			   in->path);
+	}
+	*estimated = 1;
+	warnx("%s has no stacks: %s estimated from the calls of its branch records, each call of a function taken to cost the same (docs/report.md)",
+	      in->path, what);
 	return 0;
 }
 
 static int folded(FILE *out, const struct rep_input *in)
 {
 	struct rep_folded_set f;
+	int estimated;
 
-	if (stacks_of(in, &f, "folded stacks"))
+	if (stacks_of(in, &f, "folded stacks", &estimated))
 		return -1;
 	rep_folded_write(&f, out);
 	rep_folded_free(&f);
@@ -457,15 +607,16 @@ static int svg(const struct rep_input *in, const char *path)
 	struct rep_folded_set f;
 	struct flame_stack *v;
 	char title[512];
-	int rc;
+	int rc, estimated;
 
-	if (stacks_of(in, &f, "flame graphs"))
+	if (stacks_of(in, &f, "flame graphs", &estimated))
 		return -1;
 	v = xcalloc(f.n ? f.n : 1, sizeof(*v));
 	for (size_t i = 0; i < f.n; i++)
 		v[i] = (struct flame_stack){ f.v[i].names, (uint32_t)f.v[i].depth,
 					     f.v[i].count };
-	snprintf(title, sizeof(title), "pgoprof report: %s", in->path);
+	snprintf(title, sizeof(title), "pgoprof report: %s%s", in->path,
+		 estimated ? " (stacks estimated from call counts)" : "");
 	rc = flame_write_svg(path, title, v, f.n);
 	free(v);
 	rep_folded_free(&f);
@@ -478,6 +629,11 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 	struct rep_sources *src;
 	long fn = -1;
 
+	if (!m->samples && m->skipped)	/* never an empty report, status 0 */
+		return err("%s: nothing to report: its %" PRIu64 " range executions are in objects without a binary; give --binary",
+			   in->path, m->skipped);
+	if (!m->samples)
+		return err("%s: nothing to report: the profile has no samples", in->path);
 	if (o->folded)
 		return folded(out, in);
 	if (o->svg)
@@ -495,6 +651,7 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 		} else {
 			json_funcs(out, m, o);
 			json_lines(out, m, o, src);
+			json_nolines(out, m);
 		}
 		fprintf(out, "\n}\n");
 	} else {
@@ -504,6 +661,7 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 		} else {
 			text_funcs(out, m, o);
 			text_lines(out, m, o, src);
+			text_nolines(out, m);
 		}
 	}
 	rep_sources_free(src);

@@ -13,6 +13,7 @@
 #include "../raw/rawprof.h"
 #include "../raw/signal.h"
 #include "../lib/hash.h"
+#include "nodebug.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ enum drop {
 
 static const char *const drop_name[DROP_MAX] = {
 	"outside any loadable segment",
-	"outside any function with debug info (PLT, startup code)",
+	"outside any function with debug info",
 	"without line information",
 	"return address not after a call instruction",
 	"callee object or symbol not found",
@@ -454,6 +455,21 @@ static void add_edges(struct conv *c)
 	}
 }
 
+/* After "N dropped: ... outside any function with debug info": which
+ * functions of the binary those are, and the fix; and, when the profile
+ * came out empty for that reason, a warning that says so. */
+static void report_nodebug(const struct conv *c)
+{
+	struct nodebug d;
+
+	nodebug_collect(&d, c->sym, &c->raw.objs[c->obj], c->lbr_mode);
+	nodebug_report(&d, c->binary, c->lbr_mode ? "executions" : "samples", stderr);
+	if (!c->prof.nfuncs && d.named > d.startup)
+		warnx("warning: the profile of %s is empty: its samples are in functions without debug info (above); rebuild it with -g and profile again, or give --debug-binary",
+		      c->binary);
+	nodebug_free(&d);
+}
+
 static void report_lbr(const struct conv *c)
 {
 	const struct lbr_stats *l = &c->lbr;
@@ -461,10 +477,14 @@ static void report_lbr(const struct conv *c)
 	fprintf(stderr, "%s: branch records: %" PRIu64 " of %" PRIu64 " ranges used; %" PRIu64 " taken branches (%" PRIu64 " calls, %" PRIu64 " calls into other objects, %" PRIu64 " returns); %zu functions\n",
 		progname, l->range_samples, l->ranges, l->branches, l->calls,
 		l->calls_out, l->returns, c->prof.nfuncs);
-	for (int i = 0; i < LBR_DROP_MAX; i++)
-		if (l->dropped[i])
-			fprintf(stderr, "%s:   %" PRIu64 " ranges dropped: %s\n",
-				progname, l->dropped[i], lbr_drop_name[i]);
+	for (int i = 0; i < LBR_DROP_MAX; i++) {
+		if (!l->dropped[i])
+			continue;
+		fprintf(stderr, "%s:   %" PRIu64 " ranges dropped: %s\n",
+			progname, l->dropped[i], lbr_drop_name[i]);
+		if (i == LBR_DROP_NO_FUNCTION)
+			report_nodebug(c);
+	}
 	if (l->branches_dropped)
 		fprintf(stderr, "%s:   %" PRIu64 " branches dropped: outside any loadable segment\n",
 			progname, l->branches_dropped);
@@ -584,10 +604,14 @@ static void report(const struct conv *c)
 		progname, c->samples, c->binary, total, c->attributed,
 		c->prof.nfuncs,
 		c->samples ? 100.0 * (double)c->attributed / (double)c->samples : 0.0);
-	for (int i = 0; i < DROP_MAX; i++)
-		if (c->dropped[i])
-			fprintf(stderr, "%s:   %" PRIu64 " samples dropped: %s\n",
-				progname, c->dropped[i], drop_name[i]);
+	for (int i = 0; i < DROP_MAX; i++) {
+		if (!c->dropped[i])
+			continue;
+		fprintf(stderr, "%s:   %" PRIu64 " samples dropped: %s\n",
+			progname, c->dropped[i], drop_name[i]);
+		if (i == DROP_NO_FUNCTION)
+			report_nodebug(c);
+	}
 	fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " stack edges became call targets\n",
 		progname, c->edges_used, c->edges);
 	if (c->zero_funcs)

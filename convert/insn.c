@@ -177,6 +177,20 @@ unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 	return fast_kind(d, d->insn_fast, code - d->insn_fast->size);
 }
 
+uint32_t insn_text(struct insn_dec *d, const uint8_t *code, size_t left,
+		   uint64_t addr, char *buf, size_t size)
+{
+	cs_insn *in = d->insn_fast;
+
+	if (!cs.disasm_iter(d->cs_fast, &code, &left, &addr, in)) {
+		snprintf(buf, size, "(bad)");
+		return 0;
+	}
+	snprintf(buf, size, "%s%s%s", in->mnemonic, in->op_str[0] ? " " : "",
+		 in->op_str);
+	return in->size;
+}
+
 int insn_call_before(struct insn_dec *d, const uint8_t *end, size_t before,
 		     uint64_t addr)
 {

@@ -31,6 +31,12 @@ void insn_close(struct insn_dec *d);
 unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 		   uint64_t addr, uint32_t *len);
 
+/* The instruction at code (left bytes, at addr) as assembly text,
+ * capstone's "mnemonic operands", into buf (size bytes, cut to fit);
+ * returns its length, 0 if it does not decode (buf "(bad)"). */
+uint32_t insn_text(struct insn_dec *d, const uint8_t *code, size_t left,
+		   uint64_t addr, char *buf, size_t size);
+
 /* 1 if an instruction that ends at end (address addr; before bytes
  * readable before it) is a call, so that addr is a plausible return
  * address; 0 if not. */

@@ -36,7 +36,7 @@ const char *const lbr_drop_name[LBR_DROP_MAX] = {
 	"an end outside any loadable segment",
 	"begins after its end",
 	"longer than 64 KiB",
-	"begins outside any function with debug info (PLT, startup code)",
+	"begins outside any function with debug info",
 	"ends in another function",
 	"an end not at an instruction boundary (binary mismatch?)",
 	"runs across a call, return or jump",

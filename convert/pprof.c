@@ -72,6 +72,8 @@ struct pw {
 	int64_t *values;	/* nvalues per sample */
 	size_t nvals, cap_vals;
 	int nvalues;
+	int ranges;		/* samples are instructions of ranges */
+	uint64_t undecoded;	/* range executions without a binary */
 	uint64_t period;	/* nanoseconds (or events) per sample */
 	struct sym_result *res;
 };
@@ -123,8 +125,10 @@ static void find_objects(struct pw *w, struct symbolizer **bins,
 			}
 		if (!os->s && (os->s = binobj_open_recorded(&w->p->objs[i])))
 			os->own = 1;
-		if (os->s)
+		if (os->s) {
+			sym_want_files(os->s);	/* Function.filename */
 			os->segs = sym_segments(os->s, &os->nsegs);
+		}
 		os->map = xcalloc((size_t)os->nsegs + 1, sizeof(*os->map));
 	}
 	for (int j = 0; j < o->nbinaries; j++)
@@ -164,7 +168,10 @@ static uint64_t mapping(struct pw *w, uint32_t obj, int seg)
 	return os->map[seg] = m->id;
 }
 
-static uint64_t function(struct pw *w, const char *name, uint32_t decl_line)
+/* The Function id of name, added with its start line and file (NULL:
+ * none) when first seen. */
+static uint64_t function(struct pw *w, const char *name, uint32_t decl_line,
+			 const char *file)
 {
 	int64_t s = str_id(&w->str, name);
 	Function *f;
@@ -186,14 +193,16 @@ static uint64_t function(struct pw *w, const char *name, uint32_t decl_line)
 	f->name = s;
 	f->system_name = s;
 	f->start_line = decl_line;
+	if (file)
+		f->filename = str_id(&w->str, file);
 	w->nfuncs++;
 	return w->fn_by_str[s] = f->id;
 }
 
 static void add_line(struct pw *w, Location *l, const char *name,
-		     uint32_t line, uint32_t decl_line)
+		     uint32_t line, uint32_t decl_line, const char *file)
 {
-	uint64_t fn = function(w, name, decl_line);
+	uint64_t fn = function(w, name, decl_line, file);
 
 	grow(&w->lines, &w->cap_lines, w->nlines + 1, sizeof(*w->lines));
 	w->lines[w->nlines] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
@@ -212,13 +221,15 @@ static void symbolize(struct pw *w, Location *l, Mapping *m,
 	const char *name;
 
 	if (sym_lookup(s, vaddr, w->res) == SYM_OK) {
-		for (int i = r->nframes - 1; i >= 0; i--)
+		for (int i = r->nframes - 1; i >= 0; i--) {
 			add_line(w, l, r->frames[i].name, r->frames[i].line,
-				 r->frames[i].decl_line);
+				 r->frames[i].decl_line, r->frames[i].file);
+			m->has_filenames |= r->frames[i].file != NULL;
+		}
 		m->has_line_numbers = m->has_inline_frames = 1;
 		m->has_functions = 1;
 	} else if ((name = sym_function_name(s, vaddr))) {
-		add_line(w, l, name, 0, 0);	/* .symtab: no line */
+		add_line(w, l, name, 0, 0, NULL);	/* .symtab: no line */
 		m->has_functions = 1;
 	}
 }
@@ -244,7 +255,7 @@ static void fill_location(struct pw *w, Location *l, const struct lockey *k)
 	Mapping *m;
 
 	if (k->obj >= w->p->nobjs) {	/* a mark: no mapping, a name */
-		add_line(w, l, k->obj == RAW_FRAME_KERNEL ? "[kernel]" : "[unknown]", 0, 0);
+		add_line(w, l, k->obj == RAW_FRAME_KERNEL ? "[kernel]" : "[unknown]", 0, 0, NULL);
 		return;
 	}
 	os = &w->os[k->obj];
@@ -381,6 +392,23 @@ static int cmp_leaf(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Sort v[0..k) and sum the counts of duplicates; returns how many are
+ * left (saturating, as the raw profile's counts do). */
+static size_t merge_leaves(struct leaf *v, size_t k)
+{
+	size_t n = 0;
+
+	sort(v, k, sizeof(*v), cmp_leaf);
+	for (size_t i = 0; i < k; i++) {
+		if (n && !cmp_leaf(&v[n - 1], &v[i]))
+			v[n - 1].count = v[n - 1].count > UINT64_MAX - v[i].count ?
+					 UINT64_MAX : v[n - 1].count + v[i].count;
+		else
+			v[n++] = v[i];
+	}
+	return n;
+}
+
 /* The stacks' leaves in objects, sorted, duplicates summed. */
 static struct leaf *stack_leaves(const struct raw_profile *p, size_t *n)
 {
@@ -393,14 +421,7 @@ static struct leaf *stack_leaves(const struct raw_profile *p, size_t *n)
 		if (f[0].obj < p->nobjs)
 			v[k++] = (struct leaf){ f[0].obj, f[0].offset, p->stacks.v[i].count };
 	}
-	sort(v, k, sizeof(*v), cmp_leaf);
-	*n = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (*n && !cmp_leaf(&v[*n - 1], &v[i]))
-			v[*n - 1].count += v[i].count;
-		else
-			v[(*n)++] = v[i];
-	}
+	*n = merge_leaves(v, k);
 	return v;
 }
 
@@ -435,6 +456,65 @@ static void add_samples(struct pw *w, const char *raw_name)
 	else if (alone)
 		warnx("%s: %" PRIu64 " IP samples are in no stack: written as samples of one location, without their callers",
 		      raw_name, alone);
+}
+
+/* 1 if p has neither stacks nor IP samples but ranges (branch records,
+ * exact counts): its instructions are the samples. */
+static int ranges_only(const struct raw_profile *p)
+{
+	size_t ranges = 0;
+
+	if (p->stacks.n)
+		return 0;
+	for (size_t i = 0; i < p->nobjs; i++) {
+		if (p->objs[i].nips)
+			return 0;
+		ranges += p->objs[i].nranges;
+	}
+	return ranges > 0;
+}
+
+struct insns {
+	struct leaf *v;
+	size_t n, cap;
+	uint32_t obj;
+	uint64_t count;
+};
+
+static void range_insn(uint64_t off, void *arg)
+{
+	struct insns *in = arg;
+
+	grow(&in->v, &in->cap, in->n + 1, sizeof(*in->v));
+	in->v[in->n++] = (struct leaf){ in->obj, off, in->count };
+}
+
+/* Ranges only: each instruction with the executions of the ranges that
+ * hold it, a sample of one location.  A range of one instruction (exact
+ * counts) needs no binary; a longer one is decoded with the object's. */
+static void add_range_samples(struct pw *w)
+{
+	const struct raw_profile *p = w->p;
+	struct insns in = { 0 };
+
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		in.obj = i;
+		for (size_t k = 0; k < p->objs[i].nranges; k++) {
+			const struct raw_range *r = &p->objs[i].ranges[k];
+
+			in.count = r->count;
+			if (r->begin == r->end)
+				range_insn(r->begin, &in);
+			else if (!w->os[i].s || !sym_range_insns(w->os[i].s, r->begin, r->end, range_insn, &in))
+				w->undecoded = w->undecoded > UINT64_MAX - r->count ?
+					       UINT64_MAX : w->undecoded + r->count;
+		}
+	}
+	in.n = merge_leaves(in.v, in.n);
+	for (size_t i = 0; i < in.n; i++)
+		add_sample(w, &(struct raw_frame){ in.v[i].obj, in.v[i].off }, 1,
+			   in.v[i].count);
+	free(in.v);
 }
 
 static uint64_t meta_u64(const struct raw_profile *p, const char *key)
@@ -478,7 +558,11 @@ static void header(struct pw *w, Profile *pf, ValueType *types,
 
 	type_ptrs[0] = value_type(w, &types[0], "samples", "count");
 	w->period = period_ns(p);
-	if (w->period) {
+	if (w->ranges) {	/* counts are executions, of instructions */
+		type_ptrs[0] = value_type(w, &types[0], "instructions", "count");
+		pf->period_type = value_type(w, &types[2], "instructions", "count");
+		w->period = 1;
+	} else if (w->period) {
 		type_ptrs[1] = value_type(w, &types[1], "cpu", "nanoseconds");
 		pf->period_type = value_type(w, &types[2], "cpu", "nanoseconds");
 		pf->default_sample_type = types[1].type;
@@ -649,9 +733,22 @@ int pprof_write_file(const struct raw_profile *p, const char *path,
 	w.res = xmalloc(sizeof(*w.res));
 	str_id(&w.str, "");	/* string_table[0] must be "" */
 	find_objects(&w, bins, o);
+	w.ranges = ranges_only(p);
 	header(&w, &pf, types, type_ptrs, o->raw_name);
 	main_mapping(&w);
-	add_samples(&w, o->raw_name);
+	if (w.ranges)
+		add_range_samples(&w);
+	else
+		add_samples(&w, o->raw_name);
+	if (w.undecoded)
+		warnx("%s: %" PRIu64 " range executions in objects without a binary are not written: give their --binary",
+		      o->raw_name, w.undecoded);
+	if (!w.nsamples) {
+		err("%s: nothing to write: %s; %s not written", o->raw_name,
+		    w.undecoded ? "its ranges are in objects without a binary (give --binary)" :
+		    "it has no stacks, IP samples or ranges", path);
+		goto out;
+	}
 	comment = str_id(&w.str, "pgoprof raw profile");
 	pf.n_comment = 1;
 	pf.comment = &comment;

@@ -5,6 +5,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/strtab.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -35,6 +36,7 @@ struct inl_node {
 	 * linkage name, DW_AT_decl_line (through abstract origins), and the
 	 * call site's DW_AT_call_line and discriminator (inlined nodes). */
 	const char *name;
+	const char *file;	/* DW_AT_decl_file, absolute if it can be */
 	uint32_t decl, call_line, call_disc;
 };
 
@@ -117,6 +119,8 @@ struct symbolizer {
 	const char *dwarf_path;
 	char dwarf_err[256];
 	int lines_warned;
+	struct strtab files;	/* decl files joined with their comp_dir */
+	int want_files;		/* sym_want_files */
 };
 
 /* Keep the first DWARF error: "section SECTION: WHAT at offset 0xOFF:
@@ -371,6 +375,7 @@ struct symbolizer *sym_open(const char *path, const char *debug_path,
 	if (check_file(path, 0) || (debug_path && check_file(debug_path, 0)))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
+	strtab_init(&s->files);
 	s->path = xstrdup(path);
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl)
@@ -409,6 +414,7 @@ void sym_close(struct symbolizer *s)
 	if (!s)
 		return;
 	insn_close(s->dec);
+	strtab_free(&s->files);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->debug_dwfl)
@@ -501,6 +507,23 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned attr, int integrate)
 	return (uint32_t)w;
 }
 
+/* The file that declares the function of die (through abstract origins),
+ * joined with its unit's DW_AT_comp_dir if relative (DWARF 5, 6.2.4);
+ * NULL if none. */
+static const char *decl_file(struct symbolizer *s, Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die), *dir;
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	char buf[4096];
+
+	if (!f || f[0] == '/' || !dwarf_diecu(die, &cu, NULL, NULL) ||
+	    !(dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a))) ||
+	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, f) >= sizeof(buf))
+		return f;
+	return strtab_get(&s->files, buf);
+}
+
 /* Collect the inlined subroutines directly below die (looking through
  * lexical blocks, which are not frames) into the children of node k. */
 static void gather_inlined(Dwarf_Die *die, struct inl_tree *t, uint32_t k,
@@ -557,6 +580,7 @@ static void build_inl(struct symbolizer *s, struct inl_tree *t)
 			continue;	/* name stays NULL: the chain ends here */
 		t->node[k].name = die_name(&die);
 		t->node[k].decl = die_udata(&die, DW_AT_decl_line, 1);
+		t->node[k].file = s->want_files ? decl_file(s, &die) : NULL;
 		t->node[k].call_line = die_udata(&die, DW_AT_call_line, 0);
 		t->node[k].call_disc = die_udata(&die, DW_AT_GNU_discriminator_, 0);
 		gather_inlined(&die, t, (uint32_t)k, &tmp, &ntmp, &cap, 0);
@@ -760,6 +784,7 @@ static enum sym_status lookup_in(struct symbolizer *s, struct func *f,
 		r->frames[i].line_offset = (ln - nd->decl) & 0xffff;
 		r->frames[i].line = ln;
 		r->frames[i].decl_line = nd->decl;
+		r->frames[i].file = nd->file;
 		r->frames[i].disc = f->clang ? sym_base_disc(d) : d;
 	}
 	return SYM_OK;
@@ -916,6 +941,46 @@ unsigned sym_insn_kind(struct symbolizer *s, uint64_t vaddr, uint32_t *len)
 	if (!code)
 		return INSN_NONE;
 	return insn_kind(s->dec, code, left < 16 ? left : 16, vaddr, len);
+}
+
+uint32_t sym_insn_text(struct symbolizer *s, uint64_t vaddr, char *buf,
+		       size_t size)
+{
+	size_t left, before;
+	const uint8_t *code = code_at(s, vaddr, &left, &before);
+
+	if (!code) {
+		snprintf(buf, size, "(no code)");
+		return 0;
+	}
+	return insn_text(s->dec, code, left < 16 ? left : 16, vaddr, buf, size);
+}
+
+void sym_want_files(struct symbolizer *s)
+{
+	s->want_files = 1;
+}
+
+size_t sym_range_insns(struct symbolizer *s, uint64_t begin, uint64_t end,
+		       void (*cb)(uint64_t off, void *arg), void *arg)
+{
+	uint64_t v0, v, last;
+	size_t n = 0;
+
+	if (offset_to_vaddr(s->segs, s->nsegs, begin, &v0) ||
+	    offset_to_vaddr(s->segs, s->nsegs, end, &last))
+		return 0;
+	for (v = v0; v <= last;) {
+		uint32_t len = 0;
+
+		cb(begin + (v - v0), arg);
+		n++;
+		sym_insn_kind(s, v, &len);
+		if (!len)
+			break;
+		v += len;
+	}
+	return n;
 }
 
 uint64_t sym_branch_target(struct symbolizer *s, uint64_t vaddr)

@@ -23,6 +23,11 @@ struct sym_frame {
 	/* The source line itself (line_offset before the subtraction) and
 	 * the function's DW_AT_decl_line: for pprof's Line and Function. */
 	uint32_t line, decl_line;
+	/* The file that declares the function (DW_AT_decl_file), absolute
+	 * when its unit's DW_AT_comp_dir makes it so; NULL if the DWARF
+	 * names none, or sym_want_files was not called.  Owned by the
+	 * symbolizer. */
+	const char *file;
 };
 
 struct sym_result {
@@ -60,6 +65,15 @@ const uint8_t *sym_build_id(struct symbolizer *s, size_t *len);
 /* The path s was opened with; owned by s. */
 const char *sym_path(const struct symbolizer *s);
 const struct load_seg *sym_segments(struct symbolizer *s, int *n);
+
+/* The instruction at vaddr as capstone's assembly text into buf (size
+ * bytes); its length, 0 if it does not decode. */
+uint32_t sym_insn_text(struct symbolizer *s, uint64_t vaddr, char *buf,
+		       size_t size);
+
+/* Fill sym_frame.file from now on (before the first look-up): it reads
+ * each unit's file table, which only pprof's Function.filename needs. */
+void sym_want_files(struct symbolizer *s);
 
 /* Symbolize an ELF virtual address of the binary. */
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
@@ -100,6 +114,13 @@ size_t sym_function_insns_kind(struct symbolizer *s, long fn,
 			       void (*cb)(uint64_t vaddr, uint32_t len,
 					  unsigned kind, void *arg),
 			       void *arg);
+/* The instructions of the branch-record range [begin, end] (file
+ * offsets: begin the first instruction, end the first byte of the last;
+ * docs/raw-format.md section 3.4), decoded with capstone from begin:
+ * cb(file offset of each, arg).  Stops at a byte that does not decode.
+ * Returns how many; 0 if an end is in no segment. */
+size_t sym_range_insns(struct symbolizer *s, uint64_t begin, uint64_t end,
+		       void (*cb)(uint64_t off, void *arg), void *arg);
 /* The target (an ELF virtual address) of the direct jump or conditional
  * branch at vaddr, decoded with capstone; UINT64_MAX for an indirect one,
  * or when vaddr is not a jump or branch. */

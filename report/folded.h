@@ -32,6 +32,18 @@ struct rep_folded_set {
  * Returns 0, or -1 (no message: the caller names the file) if the
  * profile has no stacks.  Free with rep_folded_free. */
 int rep_folded_build(struct rep_syms *s, struct rep_folded_set *out);
+/* Without stacks: stacks estimated from the call counts of the branch
+ * records (rep_walk_calls: record --exact, LBR).  Each instruction's
+ * count (rep_walk_raw, with its inline chain) is shared among the callers
+ * of its function in proportion to their calls, and theirs among their
+ * callers, up to a function that nobody calls: gprof's assumption that
+ * every call of a function costs the same, which the profile cannot
+ * check.  Callers already on the stack (recursion) are left out; a share
+ * below 0.01% of all counts, or above 64 levels of calls, is not followed
+ * further and gets the root "[callers below 0.01%]".  Counts are
+ * rounded to whole executions.  Returns 0, or -1 (no message) if the
+ * profile has stacks or no calls. */
+int rep_folded_estimate(struct rep_syms *s, struct rep_folded_set *out);
 void rep_folded_free(struct rep_folded_set *f);
 
 /* Write f, one "a;b;c COUNT" line per stack, each name escaped with

@@ -25,6 +25,8 @@ void rep_model_free(struct rep_model *m)
 	hindex_free(&m->fidx);
 	hindex_free(&m->eidx);
 	hindex_free(&m->lidx);
+	free(m->nolines);
+	hindex_free(&m->nidx);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -142,6 +144,48 @@ void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
 	m->lines[*slot - 1].count = rep_sat_add(m->lines[*slot - 1].count, count);
 }
 
+/* No-line entries, by (reason, function). */
+static uint64_t noline_key(enum rep_noline why, const char *func)
+{
+	return mix(mix(0, (uintptr_t)func), (uint64_t)why);
+}
+
+static uint64_t noline_hash(const void *m, size_t i)
+{
+	const struct rep_noline_ent *e = &((const struct rep_model *)m)->nolines[i];
+
+	return noline_key(e->why, e->func);
+}
+
+static int noline_eq(const void *m, size_t i, const void *key)
+{
+	const struct rep_noline_ent *e = &((const struct rep_model *)m)->nolines[i];
+	const struct rep_noline_ent *k = key;
+
+	return e->why == k->why && e->func == k->func;
+}
+
+static void add_noline(struct rep_model *m, const struct rep_sframe *leaf,
+		       uint64_t count)
+{
+	struct rep_noline_ent k = { leaf->noline, leaf->name, 0 };
+	size_t *slot;
+
+	m->no_line = rep_sat_add(m->no_line, count);
+	if (k.why == REP_LINE_KNOWN)	/* a frame that says nothing */
+		k.why = REP_NOLINE_NO_SYMBOL;
+	m->no_line_by[k.why] = rep_sat_add(m->no_line_by[k.why], count);
+	hindex_reserve(&m->nidx, m->nnolines, 64, noline_hash, m);
+	slot = hindex_find(&m->nidx, noline_key(k.why, k.func), noline_eq, m, &k);
+	if (!*slot) {
+		grow(&m->nolines, &m->cap_nolines, m->nnolines + 1,
+		     sizeof(*m->nolines));
+		m->nolines[m->nnolines] = k;
+		*slot = ++m->nnolines;
+	}
+	m->nolines[*slot - 1].count = rep_sat_add(m->nolines[*slot - 1].count, count);
+}
+
 void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 			 size_t n, uint64_t count)
 {
@@ -175,7 +219,7 @@ void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 
 		rep_model_add_line(m, &k, count);
 	} else {
-		m->no_line = rep_sat_add(m->no_line, count);
+		add_noline(m, &f[n - 1], count);
 	}
 }
 
@@ -185,10 +229,23 @@ static void model_stack_cb(const struct rep_sframe *f, size_t n,
 	rep_model_add_stack(arg, f, n, count);
 }
 
+static void model_call_cb(const struct rep_sframe *site, size_t n,
+			  const char *callee, uint64_t count, void *arg)
+{
+	struct rep_model *m = arg;
+	size_t caller = rep_model_func_add(m, site[n - 1].name);
+	struct rep_edge *e = rep_model_pair(m, caller,
+					    rep_model_func_add(m, callee), 0);
+
+	e->count = rep_sat_add(e->count, count);
+}
+
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s)
 {
 	m->walk = rep_walk_raw(s, model_stack_cb, m, &m->skipped);
 	m->has_total = m->walk == REP_WALK_STACKS;
+	if (!m->has_total)
+		m->calls = rep_walk_calls(s, model_call_cb, m);
 }
 
 /* qsort has no argument: the model being sorted. */
@@ -272,4 +329,44 @@ size_t rep_model_pairs(const struct rep_model *m, size_t fn, int callers,
 	sort_total = callers;
 	sort(*out, n, sizeof(**out), cmp_edge);
 	return n;
+}
+
+static int cmp_noline(const void *a, const void *b)
+{
+	const struct rep_noline_ent *x = a, *y = b;
+
+	if (x->why != y->why)
+		return x->why < y->why ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->func, y->func);
+}
+
+/* Sorting moves the entries: their index is rebuilt at the next add. */
+void rep_model_sort_nolines(struct rep_model *m)
+{
+	sort(m->nolines, m->nnolines, sizeof(*m->nolines), cmp_noline);
+	hindex_free(&m->nidx);
+	memset(&m->nidx, 0, sizeof(m->nidx));
+}
+
+static const char *const noline_text[REP_NOLINE_MAX][2] = {
+	[REP_LINE_KNOWN] = { "line known", "known" },
+	[REP_NOLINE_KERNEL] = { "in the kernel", "kernel" },
+	[REP_NOLINE_UNKNOWN] = { "in no known mapping", "unknown" },
+	[REP_NOLINE_NO_BINARY] = { "in objects without a binary (give --binary)", "no_binary" },
+	[REP_NOLINE_NO_SEGMENT] = { "outside the binary's loadable segments (binary mismatch?)", "no_segment" },
+	[REP_NOLINE_NO_SYMBOL] = { "in code without a function or symbol (PLT, stripped code)", "no_symbol" },
+	[REP_NOLINE_NO_DEBUG] = { "in functions without debug info (build with -g, or install their debug file)", "no_debug_info" },
+	[REP_NOLINE_LINE0] = { "at instructions the line table gives line 0 or no row (compiler-generated code)", "line_0" },
+};
+
+const char *rep_noline_text(enum rep_noline why)
+{
+	return noline_text[why][0];
+}
+
+const char *rep_noline_key(enum rep_noline why)
+{
+	return noline_text[why][1];
 }

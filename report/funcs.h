@@ -43,6 +43,13 @@ struct rep_line {
 	uint64_t count;
 };
 
+/* Samples without a source line of one function, for one reason. */
+struct rep_noline_ent {
+	enum rep_noline why;
+	const char *func;	/* interned: the leaf's innermost function */
+	uint64_t count;
+};
+
 struct rep_model {
 	struct strtab *names;	/* the caller's */
 	int has_total;		/* totals known: stacks, or a compiler profile */
@@ -51,6 +58,10 @@ struct rep_model {
 	uint64_t skipped;	/* range executions not decoded (no binary) */
 	uint64_t samples;	/* all samples: the base of percentages */
 	uint64_t no_line;	/* samples whose leaf has no source line */
+	/* Without stacks: calls of the branch records' call edges
+	 * (rep_walk_calls), which are then the pairs not inlined, counted
+	 * in calls instead of samples. */
+	uint64_t calls;
 	uint64_t stamp;
 	struct rep_func *funcs;
 	size_t nfuncs, cap_funcs;
@@ -58,7 +69,11 @@ struct rep_model {
 	size_t nedges, cap_edges;
 	struct rep_line *lines;
 	size_t nlines, cap_lines;
-	struct hindex fidx, eidx, lidx;	/* by name, pair, line */
+	/* no_line by reason, and by reason and function (raw profiles) */
+	uint64_t no_line_by[REP_NOLINE_MAX];
+	struct rep_noline_ent *nolines;
+	size_t nnolines, cap_nolines;
+	struct hindex fidx, eidx, lidx, nidx;	/* by name, pair, line, noline */
 };
 
 void rep_model_init(struct rep_model *m, struct strtab *names);
@@ -71,7 +86,8 @@ void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 			 size_t n, uint64_t count);
 /* Every sample of the raw profile behind s: its stacks (has_total set)
  * or, without any, its IP samples or its ranges (self only; see
- * rep_walk_raw). */
+ * rep_walk_raw), and then the call edges of its branch records
+ * (rep_walk_calls) as pairs counted in calls. */
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s);
 /* A compiler profile (fs_finish'ed): self is a function's body samples in
  * all its instances, inlined ones included, total the TOTAL of its
@@ -100,6 +116,13 @@ long rep_model_func(const struct rep_model *m, const char *name);
  * by samples, descending, then function, file, line. */
 size_t *rep_model_order(const struct rep_model *m, int by_total);
 void rep_model_sort_lines(struct rep_model *m);
+
+/* The no-line entries in place: by reason (enum order), then samples,
+ * descending, then name. */
+void rep_model_sort_nolines(struct rep_model *m);
+/* A reason as people read it ("line 0 ..."), and as a JSON key. */
+const char *rep_noline_text(enum rep_noline why);
+const char *rep_noline_key(enum rep_noline why);
 
 /* The pairs of function fn as caller (callees) or callee (callers),
  * malloc'd edge indexes into *out, sorted by count descending; returns

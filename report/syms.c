@@ -10,6 +10,7 @@
 #include "../convert/symbolize.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
+#include "../raw/signal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -209,6 +210,25 @@ static struct rep_sframe *pool_add(struct rep_syms *s)
 	return &s->pool[s->npool++];
 }
 
+/* The source line of the leaf frame just added at vaddr, or why it has
+ * none: st is the symbolizer's answer there, name the symbol table's
+ * function when it had none. */
+static void leaf_line(struct rep_syms *s, struct rep_bin *b, uint64_t vaddr,
+		      enum sym_status st, const char *name)
+{
+	struct rep_sframe *last = &s->pool[s->npool - 1];
+	const char *file = b->src ? srcline_at(b->src, vaddr, &last->line) : NULL;
+
+	last->file = file ? strtab_get(s->names, file) : NULL;
+	if (file)
+		return;
+	last->line = 0;
+	if (st == SYM_OK || st == SYM_NO_LINE)
+		last->noline = REP_NOLINE_LINE0;
+	else
+		last->noline = name ? REP_NOLINE_NO_DEBUG : REP_NOLINE_NO_SYMBOL;
+}
+
 /* Append f's frames to the pool. */
 static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 {
@@ -221,16 +241,20 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 	uint64_t vaddr;
 	int nseg;
 
+	enum sym_status st;
+
 	if (!b->sym) {
 		pool_add(s)->name = unnamed(s, o, f->offset);
+		s->pool[s->npool - 1].noline = REP_NOLINE_NO_BINARY;
 		return;
 	}
 	segs = sym_segments(b->sym, &nseg);
 	if (offset_to_vaddr(segs, nseg, off, &vaddr)) {
 		pool_add(s)->name = unnamed(s, o, f->offset);
+		s->pool[s->npool - 1].noline = REP_NOLINE_NO_SEGMENT;
 		return;
 	}
-	if (sym_lookup(b->sym, vaddr, &r) == SYM_OK) {
+	if ((st = sym_lookup(b->sym, vaddr, &r)) == SYM_OK) {
 		for (int i = 0; i < r.nframes; i++) {
 			struct rep_sframe *sf = pool_add(s);
 
@@ -242,14 +266,8 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 	} else {
 		pool_add(s)->name = unnamed(s, o, f->offset);
 	}
-	if (leaf && b->src) {
-		struct rep_sframe *last = &s->pool[s->npool - 1];
-		const char *file = srcline_at(b->src, vaddr, &last->line);
-
-		last->file = file ? strtab_get(s->names, file) : NULL;
-		if (!file)
-			last->line = 0;
-	}
+	if (leaf)
+		leaf_line(s, b, vaddr, st, name);
 }
 
 static uint64_t cache_key(uint32_t obj, uint64_t key)
@@ -284,6 +302,8 @@ const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 		memset(&s->one, 0, sizeof(s->one));
 		s->one.name = strtab_get(s->names, f->obj == RAW_FRAME_KERNEL ?
 					 REP_KERNEL : REP_UNKNOWN);
+		s->one.noline = f->obj == RAW_FRAME_KERNEL ? REP_NOLINE_KERNEL :
+				REP_NOLINE_UNKNOWN;
 		*n = 1;
 		return &s->one;
 	}
@@ -314,9 +334,32 @@ static void walk_push(struct rep_syms *s, size_t *n, const struct raw_frame *f,
 	*n += (size_t)k;
 }
 
+struct symbolizer *rep_syms_binary(struct rep_syms *s, uint32_t obj)
+{
+	return obj < s->p->nobjs ? s->bins[obj].sym : NULL;
+}
+
 int rep_syms_has_stacks(const struct rep_syms *s)
 {
 	return s->p->stacks.n > 0;
+}
+
+struct range_walk {
+	struct rep_syms *s;
+	uint32_t obj;
+	uint64_t count;
+	rep_stack_cb *cb;
+	void *arg;
+};
+
+static void range_insn(uint64_t off, void *arg)
+{
+	struct range_walk *w = arg;
+	struct raw_frame f = { w->obj, off };
+	size_t n = 0;
+
+	walk_push(w->s, &n, &f, 1);
+	w->cb(w->s->walk, n, w->count, w->arg);
 }
 
 /* Each instruction of range r of object obj, count times: the range
@@ -325,27 +368,9 @@ int rep_syms_has_stacks(const struct rep_syms *s)
 static void walk_range(struct rep_syms *s, uint32_t obj,
 		       const struct raw_range *r, rep_stack_cb *cb, void *arg)
 {
-	struct symbolizer *sym = s->bins[obj].sym;
-	const struct load_seg *segs;
-	uint64_t begin, v, end;
-	int nseg;
+	struct range_walk w = { s, obj, r->count, cb, arg };
 
-	segs = sym_segments(sym, &nseg);
-	if (offset_to_vaddr(segs, nseg, r->begin, &begin) ||
-	    offset_to_vaddr(segs, nseg, r->end, &end))
-		return;
-	for (v = begin; v <= end;) {
-		struct raw_frame f = { obj, r->begin + (v - begin) };
-		uint32_t len = 0;
-		size_t n = 0;
-
-		walk_push(s, &n, &f, 1);
-		cb(s->walk, n, r->count, arg);
-		sym_insn_kind(sym, v, &len);
-		if (!len)
-			break;
-		v += len;
-	}
+	sym_range_insns(s->bins[obj].sym, r->begin, r->end, range_insn, &w);
 }
 
 enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
@@ -388,4 +413,47 @@ enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
 		}
 	}
 	return REP_WALK_RANGES;
+}
+
+/* 1 if the branch to (obj, off) is a call: its target starts a function
+ * (decoded from the binary); without a binary, only in an exact-count
+ * profile, whose branches are all calls (docs/raw-format.md 5.1). */
+static int is_call(struct rep_syms *s, uint32_t obj, uint64_t off, int exact)
+{
+	struct symbolizer *sym = obj < s->p->nobjs ? s->bins[obj].sym : NULL;
+	const struct load_seg *segs;
+	uint64_t vaddr;
+	int nseg;
+
+	if (!sym)
+		return exact && obj < s->p->nobjs;
+	segs = sym_segments(sym, &nseg);
+	return !offset_to_vaddr(segs, nseg, off, &vaddr) &&
+	       sym_starts_function(sym, vaddr);
+}
+
+uint64_t rep_walk_calls(struct rep_syms *s, rep_call_cb *cb, void *arg)
+{
+	const struct raw_profile *p = s->p;
+	int exact = raw_signal_of(p) == SIGNAL_EXACT, n;
+	uint64_t calls = 0;
+
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		for (size_t k = 0; k < p->objs[i].nbranches; k++) {
+			const struct raw_branch *b = &p->objs[i].branches[k];
+			struct raw_frame site = { i, b->from }, to = { b->to_obj, b->to };
+			const struct rep_sframe *f;
+			const char *callee;
+
+			if (!is_call(s, b->to_obj, b->to, exact))
+				continue;
+			/* The pool moves: the callee's name first, then the
+			 * site's chain, which stays until the next look-up. */
+			callee = rep_syms_frame(s, &to, 1, &n)[0].name;
+			f = rep_syms_frame(s, &site, 1, &n);
+			cb(f, (size_t)n, callee, b->count, arg);
+			calls = rep_sat_add(calls, b->count);
+		}
+	}
+	return calls;
 }

@@ -11,12 +11,26 @@
 #include "../lib/strtab.h"
 #include "../raw/rawprof.h"
 
+/* Why a leaf frame has no source line (rep_sframe.noline). */
+enum rep_noline {
+	REP_LINE_KNOWN,		/* it has one */
+	REP_NOLINE_KERNEL,	/* a sample in the kernel */
+	REP_NOLINE_UNKNOWN,	/* in no known mapping */
+	REP_NOLINE_NO_BINARY,	/* its object has no binary (give --binary) */
+	REP_NOLINE_NO_SEGMENT,	/* outside the binary's PT_LOAD segments */
+	REP_NOLINE_NO_SYMBOL,	/* in no function, not even a symbol (PLT) */
+	REP_NOLINE_NO_DEBUG,	/* a function without debug info (-g) */
+	REP_NOLINE_LINE0,	/* debug info, but line 0 or no row there */
+	REP_NOLINE_MAX,
+};
+
 /* A named frame.  Strings are interned in the rep_syms' table. */
 struct rep_sframe {
 	const char *name;	/* demangled unless REP_NO_DEMANGLE */
 	const char *file;	/* source file of a leaf's innermost frame, or NULL */
 	uint32_t line;		/* its line (1-based); 0 with file NULL */
 	int inlined;		/* inlined into the frame before it */
+	enum rep_noline noline;	/* a leaf's innermost frame: why file is NULL */
 };
 
 /* Names of frames outside any named code: */
@@ -64,6 +78,9 @@ const struct rep_sframe *rep_syms_frame(struct rep_syms *s,
 					const struct raw_frame *f, int leaf,
 					int *n);
 
+/* The binary of object obj (owned by s), or NULL if it has none. */
+struct symbolizer *rep_syms_binary(struct rep_syms *s, uint32_t obj);
+
 /* 1 if the profile has a STACKS section (whole stacks), else 0. */
 int rep_syms_has_stacks(const struct rep_syms *s);
 
@@ -88,5 +105,17 @@ typedef void rep_stack_cb(const struct rep_sframe *frames, size_t n,
 			  uint64_t count, void *arg);
 enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
 			   uint64_t *skipped);
+
+/* Call cb once per call edge of p's branch records: a taken branch whose
+ * target starts a function (of an object with a binary; in an
+ * exact-count profile, whose branches are all calls, any object).  site:
+ * the named frames of the branch's source, outermost first (owned by s,
+ * valid during the call); callee: the function at its target (the
+ * outermost frame there); count: how many calls.  For a profile without
+ * stacks, whose branch records (LBR, record --exact) tell who calls whom.
+ * Returns the calls passed. */
+typedef void rep_call_cb(const struct rep_sframe *site, size_t n,
+			 const char *callee, uint64_t count, void *arg);
+uint64_t rep_walk_calls(struct rep_syms *s, rep_call_cb *cb, void *arg);
 
 #endif

@@ -7,7 +7,8 @@
 # - pgoprof show --format pprof writes pprof that 'go tool pprof' reads:
 #   -top -noinlines gives the self samples per function that pgoprof show
 #   --binary gives for the raw profile, -traces the inline chain
-#   innermost first, -raw the mapping of the PT_LOAD segment, and its
+#   innermost first, -raw the mapping of the PT_LOAD segment, -list a
+#   function's source (Function.filename, start_line), and its
 #   own symbolizer (-symbolize=force) finds the same functions;
 # - pgoprof import of it gives the same stacks, IPs and edges; so does
 #   the file re-encoded by 'go tool pprof -proto' (Google's encoder);
@@ -166,11 +167,17 @@ check "go tool pprof -symbolize=force (its own symbolizer, from the mappings) ag
 go tool pprof -traces hot.pb.gz 2>/dev/null >traces.txt
 check "go tool pprof -traces: mix inlined in hot_loop, called from main, 50 times" sh -c \
 	"grep -A2 '^ *50 *mix (inline)' traces.txt | tr '\n' ' ' | tr -s ' ' | grep -q 'mix (inline) hot_loop main'"
+# Functions name their file: -list shows hot_loop's source, the call of
+# mix (line 28, inlined) with its 50 samples.
+go tool pprof -list '^hot_loop$' hot.pb.gz 2>/dev/null >list.txt
+check "go tool pprof -list hot_loop: its source from $TOP/tests/workloads/hot.c, 50 samples at line 28" sh -c \
+	"grep -q 'ROUTINE.* hot_loop in $TOP/tests/workloads/hot.c' list.txt &&
+	 grep -q '^ *\\. *50 *28:.*h = mix(h' list.txt"
 set -- $(readelf -lW hot | awk '$1 == "LOAD" && /R E/ { print $2, $3, $6 }')
 seg=$(printf '%x/%x/%x' $(($2)) $(($2 + $3)) $(($1)))
 go tool pprof -raw hot.pb.gz 2>/dev/null >raw.txt
 check "the Mapping of hot is its executable PT_LOAD ($seg)" sh -c \
-	"grep -q \"^1: 0x$(echo "$seg" | sed 's|/|/0x|g') $D/hot $(bid hot) \\[FN\\]\\[LN\\]\\[IN\\]\" raw.txt"
+	"grep -q \"^1: 0x$(echo "$seg" | sed 's|/|/0x|g') $D/hot $(bid hot) \\[FN\\]\\[FL\\]\\[LN\\]\\[IN\\]\" raw.txt"
 go tool pprof -proto hot.pb.gz >google.pb.gz 2>/dev/null
 "$PGOPROF" import -q google.pb.gz -o google.raw 2>google.err
 same "go tool pprof -proto (Google's encoder) imports to the same stacks" hot.raw google.raw

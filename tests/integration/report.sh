@@ -189,8 +189,8 @@ elif check "record --exact (no stacks)" "$PGOPROF" record --exact -q -o exact.ra
 	# busy(1000000) runs its loop of at least one instruction 10^6 times.
 	check "no stacks: busy is the top function, self only, >= 10^6 executions" sh -c \
 		"grep -v '^#' exact.txt | head -n 1 | awk '{ exit !(NF == 3 && \$3 == \"busy\" && \$1 >= 1000000) }'"
-	check "no stacks: --folded fails with status 1, says why" sh -c \
-		"'$PGOPROF' report --folded exact.raw >/dev/null 2>err.txt; test \$? -eq 1 && grep -q 'has no stacks' err.txt"
+	check "no stacks: --folded estimates stacks from the calls, says so; main calls busy" sh -c \
+		"'$PGOPROF' report --folded exact.raw >exact.folded 2>err.txt && grep -q 'has no stacks: folded stacks estimated from the calls' err.txt && grep -q ';main;busy [0-9]*\$' exact.folded"
 	check "no stacks: --sort total fails with status 1" status 1 "$PGOPROF" report --sort total exact.raw
 	"$PGOPROF" report --json exact.raw >exact.json 2>exact.err
 	check "no stacks: --json has total null" python3 -c "

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "capture.h"
 #include "../../convert/pprof.h"
+#include "../../convert/symbolize.h"
 #include "../../import/pbcost.h"
 #include "../../import/pprof.h"
 #include "../../lib/util.h"
@@ -520,6 +521,169 @@ static void test_gzip_trailing(void)
 	raw_free(&p);
 }
 
+/* The unpacked Profile of the gzipped pprof file path (gzip -dc); NULL
+ * if it does not unpack. */
+static Perftools__Profiles__Profile *unpack_file(const char *path)
+{
+	char cmd[256];
+	uint8_t *buf = NULL;
+	size_t len = 0, n;
+	FILE *f;
+	Perftools__Profiles__Profile *pf = NULL;
+
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s", path);
+	if (!(f = popen(cmd, "r")))
+		return NULL;
+	buf = xmalloc(1 << 20);
+	while ((n = fread(buf + len, 1, (1 << 20) - len, f)) > 0)
+		len += n;
+	if (!pclose(f) && len < (1 << 20))
+		pf = perftools__profiles__profile__unpack(NULL, len, buf);
+	free(buf);
+	return pf;
+}
+
+/* The Function of pf named name, or NULL. */
+static Perftools__Profiles__Function *pf_function(Perftools__Profiles__Profile *pf,
+						  const char *name)
+{
+	for (size_t i = 0; i < pf->n_function; i++)
+		if (!strcmp(pf->string_table[pf->function[i]->name], name))
+			return pf->function[i];
+	return NULL;
+}
+
+/* A function of this test program, at a line it knows. */
+enum { MARKER_LINE = __LINE__ + 2 };
+__attribute__((noinline, used)) int pprof_marker(int x);
+__attribute__((noinline, used)) int pprof_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+struct insn_list {
+	uint64_t v[256];
+	size_t n;
+};
+
+static void list_insn(uint64_t vaddr, uint32_t len, void *arg)
+{
+	struct insn_list *l = arg;
+
+	(void)len;
+	if (l->n < 256)
+		l->v[l->n++] = vaddr;
+}
+
+/* A raw profile of this program (by its build-ID): n samples at the
+ * entry of pprof_marker; with ninsns, instead a range of n executions
+ * over all of it, and its instructions in *ninsns.  0, or -1 if the
+ * program cannot be read. */
+static int self_profile_at(struct raw_profile *p, uint64_t n, size_t *ninsns)
+{
+	struct symbolizer *s = sym_open("/proc/self/exe", NULL, 1);
+	const struct load_seg *segs;
+	const uint8_t *id;
+	uint64_t off;
+	size_t len;
+	long fn;
+	int nseg, rc = -1;
+
+	raw_init(p);
+	raw_set_meta(p, "sample_freq", "1000");
+	if (!s)
+		return -1;
+	segs = sym_segments(s, &nseg);
+	id = sym_build_id(s, &len);
+	fn = sym_function_by_name(s, "pprof_marker");
+	if (id && fn >= 0 &&
+	    !vaddr_to_offset(segs, nseg, sym_function_entry(s, fn), &off)) {
+		uint32_t obj = raw_object(p, id, (uint32_t)len, "/proc/self/exe");
+		struct insn_list l = { .n = 0 };
+		uint64_t last;
+
+		if (!ninsns) {
+			raw_add_ip(&p->objs[obj], off, n);
+			rc = 0;
+		} else if (sym_function_insns(s, fn, list_insn, &l) > 1 && l.n < 256 &&
+			   !vaddr_to_offset(segs, nseg, l.v[l.n - 1], &last)) {
+			raw_add_range(&p->objs[obj], off, last, n);
+			*ninsns = l.n;
+			rc = 0;
+		}
+		raw_normalize(p);
+	}
+	sym_close(s);
+	return rc;
+}
+
+static int self_profile(struct raw_profile *p, uint64_t n)
+{
+	return self_profile_at(p, n, NULL);
+}
+
+/* Functions have their file and start line, so that 'go tool pprof
+ * -list' finds the source (issue 31, item 2). */
+static void test_function_file(void)
+{
+	const char *bins[] = { "/proc/self/exe" };
+	struct pprof_write_opts o = { .raw_name = "self", .quiet = 1,
+				      .binaries = bins, .nbinaries = 1 };
+	struct raw_profile p;
+	Perftools__Profiles__Profile *pf;
+	Perftools__Profiles__Function *f;
+	const char *file;
+	char msg[1024];
+
+	CHECK(pprof_marker(1) == 4);
+	CHECK(self_profile(&p, 5) == 0);
+	capture_begin();
+	CHECK(pprof_write_file(&p, tmp, &o) == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK((pf = unpack_file(tmp)) != NULL);
+	if (pf) {
+		f = pf_function(pf, "pprof_marker");
+		CHECK(f != NULL);
+		file = f ? pf->string_table[f->filename] : "";
+		CHECK(f && f->start_line == MARKER_LINE);
+		CHECK(file[0] == '/' && strstr(file, "tests/unit/test_pprof.c"));
+		CHECK(pf->n_mapping && pf->mapping[0]->has_filenames);
+		perftools__profiles__profile__free_unpacked(pf, NULL);
+	}
+	raw_free(&p);
+}
+
+/* A profile of ranges only (branch records without IP samples): each
+ * instruction of a range decoded from the binary, a sample of its
+ * executions, of type instructions/count (issue 31, item 4). */
+static void test_ranges_only(void)
+{
+	const char *bins[] = { "/proc/self/exe" };
+	struct pprof_write_opts o = { .raw_name = "self", .quiet = 1,
+				      .binaries = bins, .nbinaries = 1 };
+	struct raw_profile p;
+	Perftools__Profiles__Profile *pf;
+	char msg[1024];
+	size_t n = 0;
+
+	CHECK(self_profile_at(&p, 7, &n) == 0 && n > 1);
+	capture_begin();
+	CHECK(pprof_write_file(&p, tmp, &o) == 0);
+	capture_end(msg, sizeof(msg));
+	CHECK((pf = unpack_file(tmp)) != NULL);
+	if (pf) {
+		CHECK(pf->n_sample_type == 1 &&
+		      !strcmp(pf->string_table[pf->sample_type[0]->type], "instructions") &&
+		      !strcmp(pf->string_table[pf->sample_type[0]->unit], "count"));
+		CHECK(pf->n_sample == n && pf->n_location == n);
+		for (size_t i = 0; i < pf->n_sample; i++)
+			CHECK(pf->sample[i]->n_value == 1 && pf->sample[i]->value[0] == 7);
+		CHECK(pf_function(pf, "pprof_marker") != NULL);
+		perftools__profiles__profile__free_unpacked(pf, NULL);
+	}
+	raw_free(&p);
+}
+
 int main(void)
 {
 	int fd;
@@ -542,6 +706,8 @@ int main(void)
 	RUN(test_too_large);
 	RUN(test_limit_env);
 	RUN(test_gzip_trailing);
+	RUN(test_function_file);
+	RUN(test_ranges_only);
 	if (!getenv("KEEP")) unlink(tmp); else printf("%s\n", tmp);
 	return tests_failed ? 1 : 0;
 }

@@ -477,6 +477,145 @@ static void test_diff(void)
 	rep_model_free(&b);
 	strtab_free(&names);
 }
+/* A program for the samples without a line: zero's line 3 is made line
+ * 0 in its assembly (as compilers write it for code of no one line),
+ * nodbg is built without -g. */
+static const char nl_main[] =
+"__attribute__((noinline)) long zero(long x)\n"
+"{\n"
+"	x = x * 3 + 1; return x * x;\n"
+"}\n"
+"long nodbg(long);\n"
+"int main(int argc, char **argv) { (void)argv; return (int)(zero(argc) + nodbg(argc)); }\n";
+static const char nl_nodbg[] =
+"__attribute__((noinline)) long nodbg(long x) { return x * 5 + 2; }\n";
+
+static int build_nl(char *out, size_t size)
+{
+	char cmd[2048];
+	FILE *f;
+
+	snprintf(out, size, "%s/nl.bin", workdir);
+	snprintf(cmd, sizeof(cmd), "%s/nl.c", workdir);
+	if (!(f = fopen(cmd, "w")))
+		return -1;
+	fputs(nl_main, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/nodbg.c", workdir);
+	if (!(f = fopen(cmd, "w")))
+		return -1;
+	fputs(nl_nodbg, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && clang-16 -O2 -g -S -o nl.s nl.c && "
+		 "sed -i -E 's/^(\t\\.loc\t[01]) 3 /\\1 0 /' nl.s && grep -q -E '^\t\\.loc\t[01] 0 ' nl.s && "
+		 "clang-16 -O2 -c -o nodbg.o nodbg.c && "
+		 "clang-16 -Wl,--build-id -o nl.bin nl.s nodbg.o >/dev/null 2>&1",
+		 workdir);
+	return system(cmd) ? -1 : 0;
+}
+
+/* The address of symbol name in bin, by nm; 0 if none. */
+static uint64_t nm_addr(const char *bin, const char *name)
+{
+	char cmd[512], line[512], sym[256], type;
+	unsigned long long a = 0, v;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", bin);
+	if (!(f = popen(cmd, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &v, &type, sym) == 3 && !strcmp(sym, name))
+			a = v;
+	pclose(f);
+	return a;
+}
+
+/* The first instruction of zero at line 0. */
+static void find_line0(uint64_t vaddr, uint32_t len, void *arg)
+{
+	struct sym_result r;
+	uint64_t *found = arg;
+
+	(void)len;
+	if (!*found && sym_lookup(inl_prog->s, vaddr, &r) == SYM_OK &&
+	    r.frames[r.nframes - 1].line == 0)
+		*found = vaddr;
+}
+
+/* Samples without a line, by reason and function (issue 31, item 6):
+ * 4 in the kernel, 5 at zero's line 0, 3 in nodbg (no debug info), 2 in
+ * no mapping, 1 in an object without a binary; 7 with a line. */
+static void test_no_line_reasons(void)
+{
+	char bin[300];
+	struct prog g;
+	struct raw_profile p;
+	struct strtab names;
+	struct rep_model m;
+	struct rep_syms *s;
+	const uint8_t *bid;
+	uint8_t id[RAW_BUILD_ID_MAX];
+	size_t len = 0;
+	uint64_t v0 = 0, l0, nod, mn;
+	uint32_t o, x;
+
+	if (build_nl(bin, sizeof(bin)) || prog_open(&g, bin)) {
+		printf("SKIP test_no_line_reasons: clang-16 could not build the program\n");
+		return;
+	}
+	inl_prog = &g;
+	sym_function_insns(g.s, sym_function_by_name(g.s, "zero"), find_line0, &v0);
+	bid = sym_build_id(g.s, &len);
+	CHECK(bid && len <= sizeof(id) && v0);
+	if (bid && len <= sizeof(id))
+		memcpy(id, bid, len);
+	CHECK(!vaddr_to_offset(g.segs, g.nseg, v0, &l0));
+	/* nodbg has no DWARF: its address from the symbol table */
+	CHECK(entry(&g, "nodbg") == UINT64_MAX);
+	CHECK(!vaddr_to_offset(g.segs, g.nseg, nm_addr(bin, "nodbg"), &nod));
+	mn = entry(&g, "main");
+	sym_close(g.s);
+	raw_init(&p);
+	raw_object(&p, id, (uint32_t)len, bin);
+	raw_object(&p, (const uint8_t *)"\x01\x02\x03\x04\x05\x06\x07\x08", 8,
+		   "/nonexistent/libx.so");
+	o = raw_find_object(&p, id, (uint32_t)len);
+	x = raw_find_object(&p, (const uint8_t *)"\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	add(&p, 4, 2, RAW_FRAME_KERNEL, (uint64_t)0, o, mn + 1);
+	add(&p, 5, 2, o, l0, o, mn + 1);
+	add(&p, 3, 2, o, nod, o, mn + 1);
+	add(&p, 2, 1, RAW_FRAME_UNKNOWN, (uint64_t)0);
+	add(&p, 1, 2, x, (uint64_t)0x1234, o, mn + 1);
+	add(&p, 7, 1, o, mn);
+	strtab_init(&names);
+	s = rep_syms_open(&p, "nl.raw", NULL, 0, 0, &names);
+	CHECK(s != NULL);
+	if (s) {
+		rep_model_init(&m, &names);
+		rep_model_add_raw(&m, s);
+		CHECK(m.samples == 22 && m.no_line == 15);
+		CHECK(m.no_line_by[REP_NOLINE_KERNEL] == 4);
+		CHECK(m.no_line_by[REP_NOLINE_LINE0] == 5);
+		CHECK(m.no_line_by[REP_NOLINE_NO_DEBUG] == 3);
+		CHECK(m.no_line_by[REP_NOLINE_UNKNOWN] == 2);
+		CHECK(m.no_line_by[REP_NOLINE_NO_BINARY] == 1);
+		rep_model_sort_nolines(&m);
+		for (size_t i = 0; i < m.nnolines; i++) {
+			const struct rep_noline_ent *e = &m.nolines[i];
+
+			if (e->why == REP_NOLINE_LINE0)
+				CHECK(!strcmp(e->func, "zero") && e->count == 5);
+			if (e->why == REP_NOLINE_NO_DEBUG)
+				CHECK(!strcmp(e->func, "nodbg") && e->count == 3);
+		}
+		rep_model_free(&m);
+		rep_syms_close(s);
+	}
+	strtab_free(&names);
+	raw_free(&p);
+}
 
 int main(void)
 {
@@ -498,6 +637,7 @@ int main(void)
 	}
 	if (!have_cxx)
 		printf("SKIP test_demangle of a binary: g++ could not build the test program\n");
+	RUN(test_no_line_reasons);
 	RUN(test_demangle);
 	RUN(test_compiler_profile);
 	RUN(test_diff);
