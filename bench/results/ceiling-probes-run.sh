@@ -19,7 +19,12 @@ if [ ! -s $raw ] || [ "$(cat $raw.key 2>/dev/null)" != "$(md5 $W/bin/pex)" ]; th
   $PGOPROF record --exact -o $raw -- "${TRAIN[@]}" > $W/logs/record-pex.log 2>&1
   md5 $W/bin/pex > $raw.key
 fi
-python3 $REPO/bench/results/ceiling-probes-proto.py $raw $W/bin/pex $W/prof/$TAG.txt "$@"
+# CONV=pgoprof: pgoprof convert (extbinary, --probes auto) instead of the prototype
+if [ "${CONV:-proto}" = pgoprof ]; then
+  $PGOPROF convert $raw --binary $W/bin/pex "$@" -o $W/prof/$TAG.txt
+else
+  python3 $REPO/bench/results/ceiling-probes-proto.py $raw $W/bin/pex $W/prof/$TAG.txt "$@"
+fi
 build pgo-$TAG "$(md5 $W/prof/$TAG.txt)" -O2 -g -fpseudo-probe-for-profiling -fprofile-sample-use=$W/prof/$TAG.txt ${USEX:--fsample-profile-use-profi}
 measure_ir pgo-$TAG
 irb=$(head -n1 $W/bin/base.ir); ir=$(head -n1 $W/bin/pgo-$TAG.ir)
