@@ -23,12 +23,36 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* lower_u64's keys: each of these starts with the u64 it is sorted by. */
+_Static_assert(offsetof(struct pp_probe, vaddr) == 0, "pp_probe key");
+_Static_assert(offsetof(struct pp_sym, vaddr) == 0, "pp_sym key");
+
 #define PP_SENTINEL 2		/* attribute: a split function's marker */
 #define PP_MAX_DEPTH 256	/* deepest inline nesting read */
+
+/* The first of n elements of size bytes at base, sorted by the u64 that
+ * each starts with, whose u64 is not below key (n if none). */
+static size_t lower_u64(const void *base, size_t n, size_t size, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + mid * size, sizeof(v));
+		if (v < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 struct elf_sec {
 	const uint8_t *buf;
@@ -126,6 +150,7 @@ static int read_desc(struct pseudo_probes *pp, struct rbuf *r)
 struct guid_start {
 	uint64_t guid, vaddr;
 };
+_Static_assert(offsetof(struct guid_start, guid) == 0, "guid_start key");
 
 static int cmp_gs(const void *a, const void *b)
 {
@@ -211,17 +236,9 @@ static struct guid_start *guid_starts(const struct pseudo_probes *pp,
 static const struct guid_start *start_of(const struct guid_start *v,
 					 size_t n, uint64_t guid)
 {
-	size_t lo = 0, hi = n;
+	size_t i = lower_u64(v, n, sizeof(*v), guid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].guid == guid ? &v[lo] : NULL;
+	return i < n && v[i].guid == guid ? &v[i] : NULL;
 }
 
 struct decoder {
@@ -418,33 +435,14 @@ const struct pp_desc *pp_desc_of(const struct pseudo_probes *pp,
 /* Index of the first probe at or after vaddr. */
 static size_t probe_lower(const struct pseudo_probes *pp, uint64_t vaddr)
 {
-	size_t lo = 0, hi = pp->nprobes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pp->probes[mid].vaddr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lower_u64(pp->probes, pp->nprobes, sizeof(*pp->probes), vaddr);
 }
 
 const char *pp_sym_at(const struct pseudo_probes *pp, uint64_t vaddr)
 {
-	size_t lo = 0, hi = pp->nsyms;
+	size_t i = lower_u64(pp->syms, pp->nsyms, sizeof(*pp->syms), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pp->syms[mid].vaddr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < pp->nsyms && pp->syms[lo].vaddr == vaddr ?
-	       pp->syms[lo].name : NULL;
+	return i < pp->nsyms && pp->syms[i].vaddr == vaddr ? pp->syms[i].name : NULL;
 }
 
 /* The profile of node's function: its top-level function's, or an
