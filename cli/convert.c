@@ -13,7 +13,7 @@
 
 /* Past every character, so that no short or write option (writeopts.h)
  * takes it. */
-enum { OPT_MIN_SAMPLES = 256, OPT_COLD_CUT, OPT_LINE0 };
+enum { OPT_MIN_SAMPLES = 256, OPT_COLD_CUT, OPT_LINE0, OPT_PROBES };
 
 static void usage(FILE *f)
 {
@@ -65,6 +65,12 @@ static void usage(FILE *f)
 "      --line0 R           body counts of code at line 0: keep (default;\n"
 "                          written at offset (0 - start line) & 0xffff) or\n"
 "                          drop\n"
+"      --probes P          a binary built with -fpseudo-probe-for-profiling:\n"
+"                          auto (default: a probe-based profile from exact\n"
+"                          counts written for clang, else by lines), on\n"
+"                          (also from branch records; an error without\n"
+"                          .pseudo_probe) or off (by lines); build with the\n"
+"                          profile with -fpseudo-probe-for-profiling too\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
 "2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT);
@@ -84,6 +90,7 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
 		{ "cold-cut", required_argument, NULL, OPT_COLD_CUT },
 		{ "line0", required_argument, NULL, OPT_LINE0 },
+		{ "probes", required_argument, NULL, OPT_PROBES },
 		WRITE_LONGOPTS,
 		{ 0 },
 	};
@@ -149,6 +156,18 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 				return 2;
 			}
 			o->line0_drop = !strcmp(optarg, "drop");
+			break;
+		case OPT_PROBES:
+			if (!strcmp(optarg, "auto"))
+				o->probes = PROBES_AUTO;
+			else if (!strcmp(optarg, "on"))
+				o->probes = PROBES_ON;
+			else if (!strcmp(optarg, "off"))
+				o->probes = PROBES_OFF;
+			else {
+				err("--probes %s: give auto, on or off", optarg);
+				return 2;
+			}
 			break;
 		case 'T':
 			if (!strcmp(optarg, "calls"))

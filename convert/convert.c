@@ -7,6 +7,7 @@
 #include "estimate.h"
 #include "formats.h"
 #include "lbr.h"
+#include "pseudoprobe.h"
 #include "binobj.h"
 #include "symbolize.h"
 #include "../lib/util.h"
@@ -73,6 +74,10 @@ struct conv {
 	uint64_t cold_min;		/* --cold-cut's threshold, 0: none */
 	int cold_auto;			/* ... chosen by the signal */
 	struct fs_cut cut;		/* ... and what it left out */
+	int probes;			/* a probe-based profile (--probes) */
+	struct pp_stats pp;		/* ... what it counted */
+	size_t pp_unplaced;		/* ... top-level probe records without
+					 * a function symbol */
 };
 
 static int find_object(struct conv *c)
@@ -470,10 +475,29 @@ static void report_nodebug(const struct conv *c)
 	nodebug_free(&d);
 }
 
+static void report_probes(const struct conv *c)
+{
+	const struct pp_stats *p = &c->pp;
+
+	fprintf(stderr, "%s: pseudo-probes: %" PRIu64 " probes counted from %" PRIu64 " instructions; %" PRIu64 " of %" PRIu64 " calls became call targets; %zu functions\n",
+		progname, p->probes, p->insns, p->calls_used, p->calls,
+		c->prof.nfuncs);
+	if (p->insns_unmapped)
+		fprintf(stderr, "%s:   %" PRIu64 " instructions dropped: outside any loadable segment\n",
+			progname, p->insns_unmapped);
+	if (c->pp_unplaced)
+		fprintf(stderr, "%s:   %zu probes left out: their function has no symbol in %s\n",
+			progname, c->pp_unplaced, c->binary);
+}
+
 static void report_lbr(const struct conv *c)
 {
 	const struct lbr_stats *l = &c->lbr;
 
+	if (c->probes) {
+		report_probes(c);
+		return;
+	}
 	fprintf(stderr, "%s: branch records: %" PRIu64 " of %" PRIu64 " ranges used; %" PRIu64 " taken branches (%" PRIu64 " calls, %" PRIu64 " calls into other objects, %" PRIu64 " returns); %zu functions\n",
 		progname, l->range_samples, l->ranges, l->branches, l->calls,
 		l->calls_out, l->returns, c->prof.nfuncs);
@@ -574,7 +598,8 @@ static uint64_t cold_threshold(const struct conv *c,
 {
 	int llvm = c->wo.format == FMT_LLVM_TEXT || c->wo.format == FMT_LLVM_EXTBINARY;
 	double f = !o->cold_auto ? o->cold_cut
-		: raw_signal_of(&c->raw) == SIGNAL_EXACT && llvm ? CONVERT_COLD_CUT_EXACT : 0;
+		: raw_signal_of(&c->raw) == SIGNAL_EXACT && llvm && !c->probes ?
+		  CONVERT_COLD_CUT_EXACT : 0;
 	/* exact counts are single-instruction ranges: their count is the
 	 * instructions run */
 	long double t = (long double)f *
@@ -630,6 +655,41 @@ static void report(const struct conv *c)
 		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
 }
 
+/* --probes: whether to write a probe-based profile, and if so, the
+ * profile.  Returns 0, or -1 after its one message. */
+static int choose_probes(struct conv *c, const struct convert_options *o)
+{
+	int llvm = c->wo.format == FMT_LLVM_TEXT || c->wo.format == FMT_LLVM_EXTBINARY;
+	struct pseudo_probes pp = { 0 };
+	const struct load_seg *segs;
+	int rc, nsegs;
+
+	if (o->probes == PROBES_OFF ||
+	    (o->probes == PROBES_AUTO &&
+	     (!llvm || !c->lbr_mode || raw_signal_of(&c->raw) != SIGNAL_EXACT)))
+		return 0;
+	if (!llvm)
+		return err("--probes on: %s has no pseudo-probes; write llvm-text or llvm-extbinary",
+			   format_name(c->wo.format));
+	if (!c->lbr_mode)
+		return err("--probes on: the profile has no exact counts or branch records of %s (record --exact, or a branch-record recording)",
+			   c->binary);
+	rc = pp_read(&pp, c->binary);
+	if (rc == 1 && o->probes == PROBES_ON)
+		err("--probes on: %s has no .pseudo_probe section: build it with -fpseudo-probe-for-profiling",
+		    c->binary);
+	if (rc == 0) {
+		segs = sym_segments(c->sym, &nsegs);
+		pp_add(&c->prof, &pp, &c->raw, c->obj, segs, nsegs, lbr_callee,
+		       c, &c->pp);
+		c->probes = 1;
+		c->pp_unplaced = pp.unplaced;
+		c->lbr.ranges = c->pp.insns;	/* --cold-cut's base */
+	}
+	pp_free(&pp);
+	return rc < 0 || (rc == 1 && o->probes == PROBES_ON) ? -1 : 0;
+}
+
 int convert_profile(const struct convert_options *o)
 {
 	struct conv c = {
@@ -661,6 +721,12 @@ int convert_profile(const struct convert_options *o)
 		if (c.lbr_mode) {
 			for (size_t i = 0; i < ob->nips; i++)
 				c.samples += ob->ips[i].count;
+		}
+		if (choose_probes(&c, o) < 0)
+			goto out_prof;
+		if (c.probes) {
+			/* done by choose_probes */
+		} else if (c.lbr_mode) {
 			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr,
 				o->line0_drop ? LBR_LINE0_DROP : 0);
 		} else {
@@ -680,6 +746,7 @@ int convert_profile(const struct convert_options *o)
 		if (!c.quiet)
 			report(&c);
 	}
+out_prof:
 	for (size_t i = 0; i < c.raw.nobjs; i++)
 		if ((int)i != c.obj)
 			sym_close(c.callee_sym[i]);

@@ -176,6 +176,8 @@ static void merge_node(struct fsamples *d, const struct fsamples *s,
 		       uint64_t w)
 {
 	d->head = sat_add(d->head, sat_mul(s->head, w));
+	if (!d->checksum)
+		d->checksum = s->checksum;
 	d->total = sat_add(d->total, sat_mul(s->total, w));
 	for (size_t i = 0; i < s->nbody; i++) {
 		const struct fs_body *b = &s->body[i];
@@ -198,6 +200,7 @@ void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
 		merge_node(fs_function(dst, src->funcs[i]->name), src->funcs[i],
 			   weight);
 	dst->totals_given |= src->totals_given;
+	dst->probe_based |= src->probe_based;
 }
 
 static uint64_t finish_node(struct fsamples *f, int keep_total)

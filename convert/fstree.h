@@ -37,6 +37,8 @@ struct fsamples {
 	char *name;		/* linkage name */
 	uint64_t total;		/* body + callsites, set by fs_finish */
 	uint64_t head;		/* entry count (top level only) */
+	uint64_t checksum;	/* CFG checksum of a probe-based profile
+				 * (!CFGChecksum), else 0 */
 	struct fs_body *body;
 	size_t nbody, cap_body;
 	struct fs_callsite *cs;
@@ -50,6 +52,10 @@ struct fs_profile {
 	/* Totals were read from a file (llvm-profgen's are not the sum of the
 	 * body): fs_finish keeps them instead of summing. */
 	int totals_given;
+	/* Locations are pseudo-probe ids (line = probe index, disc 0), and
+	 * each function and inlinee has its checksum (convert/pseudoprobe.h):
+	 * the writers mark the profile probe-based. */
+	int probe_based;
 };
 
 void fs_init(struct fs_profile *p);

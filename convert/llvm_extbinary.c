@@ -34,7 +34,10 @@
  *  - FuncOffsetTable: n, then {name index, offset of the function's record
  *    from the start of the LBRProfile section} in LBRProfile order.
  *    clang-16 finds functions only through this table.
- *  - ProfileSymbolList, FuncMetadata: empty (size 0).
+ *  - ProfileSymbolList: empty (size 0).  FuncMetadata: empty, but for a
+ *    probe-based profile (flag IsProbeBased): per function in LBRProfile
+ *    order, name index, CFG checksum, n call sites {line, disc, the
+ *    inlinee's record}, recursively (write_metadata).
  *  - Compression: every section gets flag bit 0; a non-empty section is
  *    stored as ULEB uncompressed size, ULEB compressed size, zlib data at
  *    level 9 (compress2); an empty one stays empty.
@@ -102,19 +105,6 @@ static void wb_uleb(struct wbuf *b, uint64_t v)
 		n++;
 	} while (v);
 	wb_bytes(b, x, n);
-}
-
-/* LLVM's MD5Hash(): the first 8 bytes of the digest as a little-endian
- * number (llvm/Support/MD5.h). */
-static uint64_t md5_low64(const char *s)
-{
-	uint8_t d[MD5_DIGEST_LEN];
-	uint64_t v = 0;
-
-	md5_buffer(s, strlen(s), d);
-	for (int k = 7; k >= 0; k--)
-		v = v << 8 | d[k];
-	return v;
 }
 
 /* A name that is a plain decimal uint64 is taken as an MD5 value already:
@@ -257,6 +247,22 @@ static void write_body(struct wbuf *b, const struct fs_names *nt,
 	}
 }
 
+/* A probe-based profile's FuncMetadata record of f: name index, CFG
+ * checksum, then its inlinees' records, each after its (line, disc)
+ * (SampleProfileWriterExtBinaryBase::writeFuncMetadata). */
+static void write_metadata(struct wbuf *b, const struct fs_names *nt,
+			   const struct fsamples *f)
+{
+	wb_uleb(b, fs_names_index(nt, f->name));
+	wb_uleb(b, f->checksum);
+	wb_uleb(b, f->ncs);
+	for (size_t i = 0; i < f->ncs; i++) {
+		wb_uleb(b, f->cs[i].line);
+		wb_uleb(b, f->cs[i].disc);
+		write_metadata(b, nt, f->cs[i].callee);
+	}
+}
+
 /* Sections in header (layout) order. */
 enum { L_SUMMARY, L_NAMES, L_CS_NAMES, L_OFFSETS, L_LBR, L_SYMBOLS,
        L_METADATA, L_COUNT };
@@ -328,7 +334,11 @@ int llvm_extbinary_write(const struct fs_profile *p,
 		rec_off[i] = sec[L_LBR].len;
 		wb_uleb(&sec[L_LBR], p->funcs[i]->head);
 		write_body(&sec[L_LBR], &nt, p->funcs[i]);
+		if (p->probe_based)
+			write_metadata(&sec[L_METADATA], &nt, p->funcs[i]);
 	}
+	if (p->probe_based)
+		flags[L_METADATA] |= FLAG_PROBE_BASED;
 	wb_uleb(&sec[L_OFFSETS], p->nfuncs);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		wb_uleb(&sec[L_OFFSETS], fs_names_index(&nt, p->funcs[i]->name));
@@ -393,39 +403,6 @@ int llvm_extbinary_detect(const uint8_t *buf, size_t len)
 		v |= (uint64_t)(buf[i] & 0x7f) << (7 * i);
 	}
 	return v == EXTB_MAGIC;
-}
-
-/* A ULEB128 number; LLVM's decodeULEB128 accepts padded encodings and
- * rejects anything that does not fit in 64 bits. */
-static uint64_t rb_uleb(struct rbuf *r)
-{
-	size_t at = r->pos;
-	unsigned shift = 0;
-	uint64_t v = 0;
-
-	if (r->failed)
-		return 0;
-	for (;;) {
-		uint64_t slice;
-		uint8_t b;
-
-		if (r->pos >= r->len) {
-			r->pos = at;
-			rb_fail(r, "truncated LEB128 number");
-			return 0;
-		}
-		b = r->buf[r->pos++];
-		slice = b & 0x7f;
-		if (shift >= 64 || (slice << shift) >> shift != slice) {
-			r->pos = at;
-			rb_fail(r, "LEB128 number does not fit in 64 bits");
-			return 0;
-		}
-		v |= slice << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
 }
 
 static uint64_t rb_uleb_max(struct rbuf *r, uint64_t max, const char *what)
@@ -795,6 +772,31 @@ static const char *type_name(uint64_t type)
 	}
 }
 
+/* The rest of f's FuncMetadata record of a probe-based profile, after its
+ * name (write_metadata): its checksum, then its inlinees'. */
+static void read_metadata(struct reader *R, struct rbuf *r,
+			  struct fsamples *f, int depth)
+{
+	uint64_t n;
+
+	f->checksum = rb_uleb(r);
+	n = rb_uleb(r);
+	if (!r->failed && depth >= MAX_DEPTH) {
+		rb_fail(r, "inline nesting deeper than %d", MAX_DEPTH);
+		return;
+	}
+	for (uint64_t i = 0; i < n && !r->failed; i++) {
+		uint64_t line = rb_uleb_max(r, UINT32_MAX, "line offset");
+		uint64_t disc = rb_uleb_max(r, UINT32_MAX, "discriminator");
+		const char *name = read_name(R, r);
+
+		if (name)
+			read_metadata(R, r, fs_inlinee(f, (uint32_t)line,
+						       (uint32_t)disc, name),
+				      depth + 1);
+	}
+}
+
 /* One section: r covers exactly its bytes (file offsets). */
 static int read_section(struct reader *R, struct rbuf *r, uint64_t type,
 			uint64_t flags, size_t hdr_at)
@@ -805,12 +807,13 @@ static int read_section(struct reader *R, struct rbuf *r, uint64_t type,
 		return fail_at(R->file, hdr_at, "context-sensitive profiles are "
 			       "not supported");
 	if (type == SEC_FUNC_METADATA && (flags & FLAG_PROBE_BASED))
-		return fail_at(R->file, hdr_at, "pseudo-probe profiles are not "
-			       "supported");
+		R->p->probe_based = 1;
+	else if (type == SEC_FUNC_METADATA)
+		return 0;	/* attributes of other profiles: not for us */
 	if (type != SEC_SUMMARY && type != SEC_NAME_TABLE &&
 	    type != SEC_CS_NAME_TABLE && type != SEC_FUNC_OFFSETS &&
-	    type != SEC_LBR)
-		return 0;	/* symbol list, metadata, unknown: not for us */
+	    type != SEC_LBR && type != SEC_FUNC_METADATA)
+		return 0;	/* symbol list, unknown: not for us */
 
 	if (flags & FLAG_COMPRESS) {
 		size_t zlen = 0;
@@ -847,6 +850,14 @@ static int read_section(struct reader *R, struct rbuf *r, uint64_t type,
 		break;
 	case SEC_LBR:
 		read_lbr(R, r);
+		break;
+	case SEC_FUNC_METADATA:
+		while (r->pos < r->len && !r->failed) {
+			const char *name = read_name(R, r);
+
+			if (name)
+				read_metadata(R, r, fs_function(R->p, name), 0);
+		}
 		break;
 	}
 	if (!r->failed && r->pos != r->len)

@@ -38,7 +38,7 @@ static int unfit(struct unfit *u, int kind, const char *name, uint64_t samples)
 }
 
 static void write_node(const struct fsamples *s, FILE *f, int indent,
-		       struct unfit *u)
+		       int probes, struct unfit *u)
 {
 	fprintf(f, "%s:%" PRIu64, s->name, s->total);
 	if (indent == 0)
@@ -61,8 +61,12 @@ static void write_node(const struct fsamples *s, FILE *f, int indent,
 		if (unfit(u, 1, c->name, c->total))
 			continue;
 		write_loc(f, indent + 1, s->cs[i].line, s->cs[i].disc);
-		write_node(c, f, indent + 1, u);
+		write_node(c, f, indent + 1, probes, u);
 	}
+	/* Metadata comes last in a function (SampleProfileWriterText). */
+	if (probes)
+		fprintf(f, "%*s!CFGChecksum: %" PRIu64 "\n", indent + 1, "",
+			s->checksum);
 }
 
 /* One line on standard error for what unfit() counted. */
@@ -98,7 +102,7 @@ int llvm_text_write(const struct fs_profile *p, FILE *f)
 
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (!unfit(&u, 0, p->funcs[i]->name, p->funcs[i]->total))
-			write_node(p->funcs[i], f, 0, &u);
+			write_node(p->funcs[i], f, 0, p->probe_based, &u);
 	report_unfit(&u);
 	return ferror(f) ? -1 : 0;
 }
@@ -224,6 +228,26 @@ static int parse_body(struct text_reader *r, int d, const char *s, const char *e
 	return 0;
 }
 
+/* "!CFGChecksum: N" at depth d: the checksum of the profile it ends (a
+ * probe-based profile); other metadata ("!Attributes:") is skipped. */
+static int parse_meta(struct text_reader *r, struct fs_profile *p, int d,
+		      const char *s, const char *e)
+{
+	static const char key[] = "!CFGChecksum: ";
+	size_t n = sizeof(key) - 1;
+	uint64_t v;
+
+	if ((size_t)(e - s) < n || memcmp(s, key, n))
+		return 0;
+	if (d < 1 || d > r->depth)
+		return text_err(r, "!CFGChecksum outside a profile");
+	if (parse_u64(s + n, e, &v))
+		return text_err(r, "bad !CFGChecksum (expected a number)");
+	r->stack[d - 1]->checksum = v;
+	p->probe_based = 1;
+	return 0;
+}
+
 int llvm_text_read(struct fs_profile *p, const char *buf, size_t len,
 		   const char *name)
 {
@@ -242,8 +266,10 @@ int llvm_text_read(struct fs_profile *p, const char *buf, size_t len,
 			e--;
 		while (t < e && *t == ' ')
 			t++, d++;
-		if (t == e || *t == '#' || *t == '!')
-			;	/* blank, comment, metadata (!CFGChecksum) */
+		if (t == e || *t == '#')
+			;	/* blank, comment */
+		else if (*t == '!')
+			rc = parse_meta(&r, p, d, t, e);
 		else if (memchr(s, '\0', (size_t)(e - s)))
 			rc = text_err(&r, "NUL byte in a text profile");
 		else if (d == 0)

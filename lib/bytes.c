@@ -121,3 +121,59 @@ char *rb_str(struct rbuf *r, size_t max)
 	s[n] = '\0';
 	return s;
 }
+
+uint64_t rb_uleb(struct rbuf *r)
+{
+	size_t at = r->pos;
+	unsigned shift = 0;
+	uint64_t v = 0;
+
+	if (r->failed)
+		return 0;
+	for (;;) {
+		uint64_t slice;
+		uint8_t b;
+
+		if (r->pos >= r->len) {
+			r->pos = at;
+			rb_fail(r, "truncated LEB128 number");
+			return 0;
+		}
+		b = r->buf[r->pos++];
+		slice = b & 0x7f;
+		if (shift >= 64 || (slice << shift) >> shift != slice) {
+			r->pos = at;
+			rb_fail(r, "LEB128 number does not fit in 64 bits");
+			return 0;
+		}
+		v |= slice << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+int64_t rb_sleb(struct rbuf *r)
+{
+	size_t at = r->pos;
+	unsigned shift = 0;
+	uint64_t v = 0;
+	uint8_t b;
+
+	if (r->failed)
+		return 0;
+	do {
+		if (r->pos >= r->len || shift >= 64) {
+			r->pos = at;
+			rb_fail(r, r->pos >= r->len ? "truncated LEB128 number" :
+				"LEB128 number does not fit in 64 bits");
+			return 0;
+		}
+		b = r->buf[r->pos++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= UINT64_MAX << shift;
+	return (int64_t)v;
+}

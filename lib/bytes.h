@@ -67,6 +67,11 @@ uint32_t rb_u32(struct rbuf *r);
 uint64_t rb_u64(struct rbuf *r);
 /* Pointer to n bytes in the buffer, or NULL (and failed) past the end. */
 const uint8_t *rb_bytes(struct rbuf *r, size_t n);
+/* A ULEB128 / SLEB128 number (LLVM's decodeULEB128 / decodeSLEB128,
+ * llvm/Support/LEB128.h: padded encodings are accepted); one that does not
+ * fit in 64 bits, or runs past the end, fails. */
+uint64_t rb_uleb(struct rbuf *r);
+int64_t rb_sleb(struct rbuf *r);
 /* A u32-length string of at most max bytes without NUL: malloc'd copy,
  * or NULL on failure. */
 char *rb_str(struct rbuf *r, size_t max);

@@ -145,3 +145,14 @@ int md5_fd(int fd, uint64_t max, uint8_t out[MD5_DIGEST_LEN])
 	md5_final(&c, out);
 	return 0;
 }
+
+uint64_t md5_low64(const char *s)
+{
+	uint8_t d[MD5_DIGEST_LEN];
+	uint64_t v = 0;
+
+	md5_buffer(s, strlen(s), d);
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | d[k];
+	return v;
+}

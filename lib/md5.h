@@ -24,6 +24,9 @@ void md5_update(struct md5 *c, const void *data, size_t n);
 void md5_final(struct md5 *c, uint8_t out[MD5_DIGEST_LEN]);
 /* The digest of n bytes at data. */
 void md5_buffer(const void *data, size_t n, uint8_t out[MD5_DIGEST_LEN]);
+/* LLVM's MD5Hash() of the string s: the first 8 bytes of its digest as a
+ * little-endian number (llvm/Support/MD5.h); also Function::getGUID. */
+uint64_t md5_low64(const char *s);
 
 /* The digest of the regular file open on fd, read from its start (the
  * file offset is moved).  Returns 0; or -1 with errno set: EFBIG if the

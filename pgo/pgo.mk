@@ -107,20 +107,31 @@ PGO_SAMPLE_CFLAGS_gcc = -g -fno-omit-frame-pointer
 # Exact counts need no frame pointers.  The engine record --exact takes
 # here: qemu-user reads any binary; with callgrind (no qemu-user),
 # valgrind 3.19 cannot read clang 16's DWARF 5 (the code is the same with
-# -gdwarf-4).  Asked once, when first used.
+# -gdwarf-4).  Asked once, when first used.  With clang they
+# become a probe-based profile (PGO_PROBES=1): a probe per basic block,
+# a CFG checksum per function that makes clang drop a stale function's
+# profile instead of misapplying it; the PGO build needs the probes too,
+# and the sample loader's older inliner, which replays the training
+# build's inlining (bench/results/ceiling-probes.md: Ir against -O2 on
+# sqlite / bzip2 / lua -9.78% / -20.52% / -8.81%, against the line
+# profile's -8.98% / -20.44% / -8.44%).  PGO_PROBES=0: by lines.
 PGO_EXACT_ENGINE ?= $(eval PGO_EXACT_ENGINE := $(shell $(PGOPROF) record --exact --print-engine 2>/dev/null))$(PGO_EXACT_ENGINE)
-PGO_SAMPLE_CFLAGS_clang_exact = -g$(if $(filter qemu,$(PGO_EXACT_ENGINE)),, -gdwarf-4) -fdebug-info-for-profiling
+PGO_PROBES ?= 1
+pgo-probes = $(filter 1,$(PGO_PROBES))
+PGO_SAMPLE_CFLAGS_clang_exact = -g$(if $(filter qemu,$(PGO_EXACT_ENGINE)),, -gdwarf-4) -fdebug-info-for-profiling$(if $(pgo-probes), -fpseudo-probe-for-profiling)
 PGO_SAMPLE_CFLAGS_gcc_exact = -g
 PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
 PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
+PGO_USE_CFLAGS_clang_exact = $(PGO_USE_CFLAGS_clang)$(if $(pgo-probes), -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0)
+PGO_USE_CFLAGS_gcc_exact = $(PGO_USE_CFLAGS_gcc)
 # $(call pgo-opt,--option,VALUE): " --option VALUE", nothing when VALUE is empty.
 pgo-opt = $(if $(strip $(2)), $(1) $(strip $(2)))
 PGO_FORMAT_clang = --format llvm-extbinary$(call pgo-opt,--estimator,$(PGO_ESTIMATOR_clang)) --call-targets $(PGO_CALL_TARGETS_clang)
 PGO_FORMAT_gcc = --format afdo$(call pgo-opt,--estimator,$(PGO_ESTIMATOR_gcc)) --call-targets $(PGO_CALL_TARGETS_gcc)$(call pgo-opt,--gcc-version,$(PGO_GCC_VERSION))
 PGO_SAMPLE_CFLAGS ?= $(PGO_SAMPLE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(pgo-mode-used)),_exact))
-PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER))
+PGO_USE_CFLAGS ?= $(PGO_USE_CFLAGS_$(PGO_COMPILER)$(if $(filter exact,$(pgo-mode-used)),_exact))
 
 PGO_NAME = $(notdir $(PGO_PROGRAM))
 PGO_RAW ?= $(PGO_DIR)/$(PGO_NAME).raw

@@ -151,7 +151,7 @@ rc=$?
 check "PGO_MODE=exact: make pgo-profile exits 0 (rc=$rc)" test $rc -eq 0
 # -gdwarf-4 only for callgrind (pgoprof record --exact --print-engine).
 check "PGO_MODE=exact: sampled build with discriminators, DWARF 4 for callgrind, recorded by record --exact" sh -c \
-	"grep -q -- 'build sampled: $CLANG -O2 -g$([ "$("$PGOPROF" record --exact --print-engine 2>/dev/null)" = qemu ] || echo ' -gdwarf-4') -fdebug-info-for-profiling\$' '$D/exact1.log' &&
+	"grep -q -- 'build sampled: $CLANG -O2 -g$([ "$("$PGOPROF" record --exact --print-engine 2>/dev/null)" = qemu ] || echo ' -gdwarf-4') -fdebug-info-for-profiling -fpseudo-probe-for-profiling\$' '$D/exact1.log' &&
 	 grep -q 'record --exact -o ${X}1/wordfreq.raw' '$D/exact1.log' && grep -q 'mode exact-counts' '$D/exact1.log'"
 check "PGO_MODE=exact: two training runs give the same profile" cmp "${X}1/wordfreq.extbin" "${X}2/wordfreq.extbin"
 check "PGO_MODE=exact: llvm-profdata reads it" "$PROFDATA" show --sample "${X}1/wordfreq.extbin"

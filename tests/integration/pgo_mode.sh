@@ -83,7 +83,7 @@ decided() {
 		grep -q -- '^pgo.mk: build sampled: .*-fno-omit-frame-pointer' "$D/$n.out"
 	else
 		grep -q "^stub record --exact -o $D/$n/prog.raw -- env" "$FAKE_LOG" &&
-		grep -q -- '^pgo.mk: build sampled: .*-O2 -g -gdwarf-4 -fdebug-info-for-profiling$' "$D/$n.out"
+		grep -q -- '^pgo.mk: build sampled: .*-O2 -g -gdwarf-4 -fdebug-info-for-profiling -fpseudo-probe-for-profiling$' "$D/$n.out"
 	fi
 }
 

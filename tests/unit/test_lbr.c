@@ -133,25 +133,10 @@ static const char prog_c[] =
 
 static char *path(const char *name)
 {
-	static char buf[8][600];
-	static int k;
-	char *p = buf[k++ % 8];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", workdir, name);
-	return p;
+	return test_path(workdir, name);
 }
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
+#define run test_run
 
 static char *slurp(const char *file, size_t *len)
 {
