@@ -37,7 +37,7 @@
 enum engine { ENGINE_AUTO, ENGINE_QEMU, ENGINE_CALLGRIND };
 
 struct exact {
-	const char *out, *keep, *valgrind, *qemu, *exec_in;
+	const char *out, *keep, *valgrind, *qemu;
 	char **command;
 	int quiet, print_engine;
 	enum engine engine;	/* asked for; then the one taken */
@@ -98,7 +98,6 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		{ "callgrind-out", required_argument, NULL, 'C' },
 		{ "qemu", required_argument, NULL, 'Q' },
 		{ "valgrind", required_argument, NULL, 'V' },
-		{ "exec-in", required_argument, NULL, 'X' },	/* internal */
 		{ "print-engine", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -119,7 +118,6 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		case 'C': e->keep = optarg; break;
 		case 'Q': e->qemu = optarg; break;
 		case 'V': e->valgrind = optarg; break;
-		case 'X': e->exec_in = optarg; break;
 		case 'P': e->print_engine = 1; break;
 		case 'q': e->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -284,52 +282,35 @@ static void run_valgrind(const struct exact *e)
 	_exit(127);
 }
 
-/* QEMU runs this program as a trampoline (--exec-in), whose image the
- * plugin does not count (skip=1), and which execvp()s the command: so
- * the command is found on PATH, and a script run by its interpreter,
- * exactly as natively, by the plugin's following of execve. */
+/* QEMU runs /bin/sh as a trampoline, whose image the plugin does not
+ * count (skip=1): it says that the engine started (a plugin QEMU cannot
+ * load stops QEMU before), then execs the command, so the command is
+ * found on PATH, and a script run by its interpreter, as natively, by
+ * the plugin's following of execve.  A shell, not pgoprof: it starts in
+ * a millisecond, and a pgoprof built with ASan would not run under
+ * QEMU. */
 static void run_qemu(const struct exact *e)
 {
-	char spec[PATH_MAX + 4200], self[PATH_MAX];
+	char spec[PATH_MAX + 4200];
 	char *args[16 + 1024];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int n = 0;
 
-	self[len > 0 ? len : 0] = '\0';
 	snprintf(spec, sizeof(spec), "%s,dir=%s,skip=1", e->plugin, e->dir);
 	args[n++] = (char *)e->qemu_path;
 	args[n++] = "-plugin";
 	args[n++] = spec;
 	args[n++] = "--";
-	args[n++] = self;
-	args[n++] = "record";
-	args[n++] = "--exact";
-	args[n++] = "--exec-in";
-	args[n++] = (char *)e->dir;
-	args[n++] = "--";
+	args[n++] = "/bin/sh";
+	args[n++] = "-c";
+	args[n++] = ": >\"$PGOPROF_EXACT_DIR/" STARTED "\" && unset PGOPROF_EXACT_DIR && exec \"$@\"";
+	args[n++] = "pgoprof record --exact";	/* $0: names its messages */
+	setenv("PGOPROF_EXACT_DIR", e->dir, 1);
 	for (char **a = e->command; *a && n < (int)ARRAY_SIZE(args) - 1; a++)
 		args[n++] = *a;
 	args[n] = NULL;
 	execv(args[0], args);
 	fprintf(stderr, "%s: cannot run %s: %s\n", progname, e->qemu_path, strerror(errno));
 	_exit(127);
-}
-
-/* The trampoline's side: say that the engine started (a plugin QEMU
- * cannot load stops it before), then become the command. */
-static int trampoline(const struct exact *e)
-{
-	char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/" STARTED, e->exec_in);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return err("%s: %s", path, strerror(errno)), 127;
-	close(fd);
-	execvp(e->command[0], e->command);
-	err("cannot run %s: %s", e->command[0], strerror(errno));
-	return 127;
 }
 
 /* --print-engine: for pgo.mk, which builds for callgrind with DWARF 4. */
@@ -564,8 +545,6 @@ int cmd_record_exact(int argc, char **argv)
 
 	if ((rc = parse_args(&e, argc, argv)))
 		return rc;
-	if (e.exec_in)
-		return trampoline(&e);
 	asked = e.engine;
 	if (drop_to_invoker() || choose_engine(&e))
 		return 1;
