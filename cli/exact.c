@@ -40,6 +40,7 @@ struct exact {
 	const char *out, *keep, *valgrind, *qemu;
 	char **command;
 	int quiet, print_engine;
+	double native;		/* --native-time: the command's own seconds */
 	enum engine engine;	/* asked for; then the one taken */
 	char qemu_path[PATH_MAX], plugin[PATH_MAX];
 	char dir[4096];		/* where the engine writes: new, ours */
@@ -68,6 +69,8 @@ static void usage(FILE *f)
 "                           DIR/pgoprof-exact.XXXXXX (--callgrind-out DIR too)\n"
 "      --qemu PROG          the qemu-user to run (default qemu-ARCH in PATH)\n"
 "      --valgrind PROG      the valgrind to run (default: valgrind in PATH)\n"
+"      --native-time S      the command runs S seconds natively: the\n"
+"                           progress lines then say how long to expect\n"
 "      --print-engine       print the engine that would run (qemu or\n"
 "                           callgrind) and exit: 1 when none can\n"
 "  -q, --quiet              no progress and no summary\n\n"
@@ -99,6 +102,7 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		{ "qemu", required_argument, NULL, 'Q' },
 		{ "valgrind", required_argument, NULL, 'V' },
 		{ "print-engine", no_argument, NULL, 'P' },
+		{ "native-time", required_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -119,6 +123,14 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		case 'Q': e->qemu = optarg; break;
 		case 'V': e->valgrind = optarg; break;
 		case 'P': e->print_engine = 1; break;
+		case 'N': {
+			char *end;
+
+			e->native = strtod(optarg, &end);
+			if (*end || !(e->native > 0) || e->native > 1e7)
+				return err("--native-time %s: give the command's native run time in seconds", optarg), 2;
+			break;
+		}
 		case 'q': e->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
@@ -330,9 +342,23 @@ static const char *engine_name(const struct exact *e)
 	return e->engine == ENGINE_QEMU ? "qemu-user" : "callgrind";
 }
 
+/* ", about A-B s in all" from --native-time and the engine's slowdown
+ * (docs/exact.md: 3-5x, 20-100x), or "". */
+static const char *expect(const struct exact *e, char *buf, size_t size)
+{
+	double lo = e->engine == ENGINE_QEMU ? 3 : 20, hi = e->engine == ENGINE_QEMU ? 5 : 100;
+
+	if (!(e->native > 0))
+		return "";
+	snprintf(buf, size, " (about %.3g-%.3g s in all for %g s natively)",
+		 lo * e->native, hi * e->native, e->native);
+	return buf;
+}
+
 /* Run the command; its exit status as record's (128 + signal). */
 static int run(const struct exact *e)
 {
+	char buf[128];
 	time_t start = time(NULL), said = start;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
 	int status = 0;
@@ -353,9 +379,10 @@ static int run(const struct exact *e)
 	if (pid < 0)
 		return err("fork: %s", strerror(errno)), 1;
 	if (!e->quiet)
-		fprintf(stderr, "%s: running %s under %s: %s slower than natively\n",
+		fprintf(stderr, "%s: running %s under %s: %s slower than natively%s\n",
 			progname, e->command[0], engine_name(e),
-			e->engine == ENGINE_QEMU ? "3-5x" : "20-100x");
+			e->engine == ENGINE_QEMU ? "3-5x" : "20-100x",
+			expect(e, buf, sizeof(buf)));
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
@@ -366,8 +393,8 @@ static int run(const struct exact *e)
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
 		if (!e->quiet && time(NULL) - said >= PROGRESS_SECONDS) {
 			said = time(NULL);
-			fprintf(stderr, "%s: ... %lld s\n", progname,
-				(long long)(said - start));
+			fprintf(stderr, "%s: ... %lld s%s\n", progname,
+				(long long)(said - start), expect(e, buf, sizeof(buf)));
 		}
 	}
 	sigaction(SIGINT, &oint, NULL);
