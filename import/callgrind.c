@@ -77,13 +77,13 @@ static int fail(struct cg_read *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int fail(struct cg_read *r, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = verr_line(r->name, r->line, fmt, ap);
 	va_end(ap);
-	return err("%s: line %zu: %s", r->name, r->line, msg);
+	return rc;
 }
 
 /* ---- objects ---- */

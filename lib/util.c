@@ -32,6 +32,14 @@ int err(const char *fmt, ...)
 	return -1;
 }
 
+int verr_line(const char *file, size_t line, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return err("%s: line %zu: %s", file, line, msg);
+}
+
 void warnx(const char *fmt, ...)
 {
 	va_list ap;

@@ -5,6 +5,7 @@
 #ifndef PGOPROF_UTIL_H
 #define PGOPROF_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,10 @@ extern const char *progname;
  * write "return err(...)". */
 int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* err() of "FILE: line N: message", the form of every text input's
+ * errors; the va_list form, for a reader's own fail(). */
+int verr_line(const char *file, size_t line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Print like err() and exit(status). */
 void die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
