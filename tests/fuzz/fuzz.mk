@@ -20,7 +20,7 @@ FUZZ_PLAIN_CC ?= cc
 FUZZ_B ?= build/fuzz
 FUZZ_TIME ?= 60
 FUZZ_TARGETS := raw perfdata perfscript elf llvm_text llvm_extbinary afdo cmdline pprof \
-	callgrind
+	callgrind qemucount
 
 FUZZ_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow \

@@ -152,13 +152,13 @@ fi
 # (jumps, lines, no compression) ----
 if [ -x "$PGOPROF" ] && command -v valgrind >/dev/null && [ -f prog ]; then
 	for how in single fork thread; do
-		"$PGOPROF" record --exact -q --callgrind-out cg-$how -o cg-$how.raw \
+		"$PGOPROF" record --exact --engine callgrind -q --keep-counts cg-$how -o cg-$how.raw \
 			-- ./prog 2000 $how >/dev/null 2>>exact.log ||
 			note "pgoprof record --exact ./prog 2000 $how failed (exact.log)"
 		k=0
-		for f in cg-$how/callgrind.out.*; do
+		for f in cg-$how/*/callgrind.out.*; do
 			k=$((k + 1))
-			put callgrind "$f" $how-$k.out
+			[ -f "$f" ] && put callgrind "$f" $how-$k.out
 		done
 	done
 	vg() { # OUT VALGRIND-OPTIONS...
@@ -170,6 +170,23 @@ if [ -x "$PGOPROF" ] && command -v valgrind >/dev/null && [ -f prog ]; then
 	vg plain.out --compress-strings=no --compress-pos=no --dump-line=no
 else
 	note "no valgrind (or no pgoprof): no callgrind seeds"
+fi
+
+# ---- the qemu engine's count files: record --exact of prog, one
+# process, two (fork) and two threads ----
+if [ -x "$PGOPROF" ] && [ "$("$PGOPROF" record --exact --print-engine 2>/dev/null)" = qemu ] && [ -f prog ]; then
+	for how in single fork thread; do
+		"$PGOPROF" record --exact --engine qemu -q --keep-counts qc-$how -o qc-$how.raw \
+			-- ./prog 2000 $how >/dev/null 2>>exact.log ||
+			note "pgoprof record --exact --engine qemu ./prog 2000 $how failed (exact.log)"
+		k=0
+		for f in qc-$how/*/count.*; do
+			k=$((k + 1))
+			[ -f "$f" ] && put qemucount "$f" $how-$k.count
+		done
+	done
+else
+	note "no qemu engine (qemu-user, pgoprof-count.so): no count file seeds"
 fi
 
 # pgoprof import's raw profiles (its output is a raw profile like any other);
