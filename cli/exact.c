@@ -9,7 +9,6 @@
 #include "cmds.h"
 #include "../import/callgrind.h"
 #include "../import/qemucount.h"
-#include "../qemu/count.h"
 #include "../lib/sudo.h"
 #include "../lib/util.h"
 #include "../raw/rawprof.h"
@@ -413,7 +412,7 @@ static int engine_started(const struct exact *e)
 
 static int count_file(const struct dirent *d)
 {
-	return !strncmp(d->d_name, COUNT_FILE_PREFIX, strlen(COUNT_FILE_PREFIX));
+	return qemucount_is_file(d->d_name);
 }
 
 static int callgrind_file(const struct dirent *d)

@@ -273,3 +273,8 @@ void qemucount_finish(struct qemucount *q)
 	free(q->pids);
 	free(q);
 }
+
+int qemucount_is_file(const char *name)
+{
+	return !strncmp(name, COUNT_FILE_PREFIX, strlen(COUNT_FILE_PREFIX));
+}

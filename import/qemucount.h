@@ -34,4 +34,7 @@ int qemucount_add(struct qemucount *q, const uint8_t *buf, size_t len,
 /* Add the counters to p and free q. */
 void qemucount_finish(struct qemucount *q);
 
+/* 1 if a file named name (no directory) is a count file. */
+int qemucount_is_file(const char *name);
+
 #endif
