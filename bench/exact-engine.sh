@@ -35,8 +35,10 @@ Options:
   -w, --workload W[,W]   sqlite, bzip2, lua, or all (default all)
   -c, --compiler C       clang or gcc (default clang)
   -R, --rounds N         interleaved rounds (default 3)
-      --cg-rounds N      rounds that run callgrind too (default: all;
-                         callgrind on speedtest1 takes minutes a run)
+      --cg-rounds N|W=N[,W=N]
+                         rounds that run callgrind too, for every program
+                         or per program (default: all; callgrind on
+                         speedtest1 takes minutes a run: sqlite=1)
   -j, --jobs N           parallel builds and cachegrind runs (default 2)
   -o, --output FILE      the Markdown (default bench/results/exact-engine.md;
                          '-': stdout only); notes below the marker are kept
@@ -84,8 +86,19 @@ IFS=, read -ra WLS <<<"$workloads"
 for w in "${WLS[@]}"; do case $w in sqlite|bzip2|lua) ;; *) die "unknown workload '$w' (sqlite, bzip2, lua)" ;; esac; done
 case $CC in clang) CCBIN=clang-16 ;; gcc) CCBIN=gcc-12 ;; *) die "unknown compiler '$CC' (clang, gcc)" ;; esac
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "-R must be a positive integer, got '$rounds'"
-cgrounds=${cgrounds:-$rounds}
-[[ $cgrounds =~ ^[1-9][0-9]*$ ]] && [ "$cgrounds" -le "$rounds" ] || die "--cg-rounds must be 1..$rounds, got '$cgrounds'"
+[[ ${cgrounds:-$rounds} =~ ^[1-9][0-9]*$|^[a-z0-9]+=[1-9][0-9]*(,[a-z0-9]+=[1-9][0-9]*)*$ ]] \
+    || die "--cg-rounds: N or W=N[,W=N], got '$cgrounds'"
+
+# cg_rounds WL: the rounds that run callgrind for WL (at most -R)
+cg_rounds() {
+    local n=$rounds
+    case ${cgrounds:-} in
+        *=*) n=$(tr , '\n' <<<"$cgrounds" | awk -F= -v w="$1" -v n="$rounds" '$1 == w { n = $2 } END { print n }') ;;
+        ?*) n=$cgrounds ;;
+    esac
+    [ "$n" -le "$rounds" ] || n=$rounds
+    echo "$n"
+}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "-j must be a positive integer, got '$jobs'"
 . "$REPO/bench/workloads.sh"
 wl_setup
@@ -111,7 +124,7 @@ run_round() {
     local k=$1 order=(native qemu callgrind) i e
     for ((i = 0; i < 3; i++)); do
         e=${order[(i + k) % 3]}
-        [ "$e" != callgrind ] || [ "$k" -le "$cgrounds" ] || continue
+        [ "$e" != callgrind ] || [ "$k" -le "$(cg_rounds "$WL")" ] || continue
         step "$WL: round $k/$rounds, $e"
         case $e in
             native) timed native "$k" "${TRAIN[@]}" ;;
@@ -128,14 +141,19 @@ ratio2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a / b - 1) * 100 }'; }
 
 # same_rounds E: "yes" when every round's raw profile of engine E is
-# byte-identical to round 1's
+# byte-identical to round 1's, else "no" and the files whose counts differ
 same_rounds() {
-    local f
+    local f d=
     for f in "$W/prof/$1"-r*.raw; do
-        cmp -s "$f" "$W/prof/$1-r1.raw" || { echo no; return; }
+        cmp -s "$f" "$W/prof/$1-r1.raw" && continue
+        d="$d $(diff <("$PGOPROF" show "$W/prof/$1-r1.raw" | obj_lines) <("$PGOPROF" show "$f" | obj_lines) \
+            | awk '/^[<>]/ { sub(/\|.*/, "", $2); sub(/.*\//, "", $2); print $2 }')"
     done
-    echo yes
+    if [ -z "$d" ]; then echo yes; else echo "no ($(tr ' ' '\n' <<<"$d" | sort -u | grep . | paste -sd, -))"; fi
 }
+# obj_lines: pgoprof show's ranges and branches prefixed with their object's path
+obj_lines() { awk '$1 == "object" { for (i = 2; i < NF; i++) if ($i == "path") o = $(i + 1) }
+                   $1 == "range" || $1 == "branch" { print o "|" $1, $2, $3, $4, $5 }'; }
 
 # convert E: $W/prof/E.EXT (compiler input) and E.txt (LLVM text) from
 # round 1's profile of engine E, as quality.sh converts its exact profile
@@ -194,7 +212,7 @@ run_one() {
     # the rounds, unless done already with the same binary, engines and
     # round counts (an interrupted run goes on from here)
     local k key
-    key="$(md5 "$W/bin/ex" "$PGOPROF" "$REPO/pgoprof-count.so" | tr '\n' ' ')$rounds $cgrounds"
+    key="$(md5 "$W/bin/ex" "$PGOPROF" "$REPO/pgoprof-count.so" | tr '\n' ' ')$rounds $(cg_rounds "$WL")"
     if [ -n "$fresh" ] || [ "$(cat "$W/times/key" 2>/dev/null)" != "$key" ]; then
         rm -f "$W/times"/* "$W/prof"/*-r*.raw
         for ((k = 1; k <= rounds; k++)); do run_round "$k"; done
@@ -266,7 +284,7 @@ report() {
     for w in "${WLS[@]}"; do cat "$WROOT/$w-$CC/time.line" 2>/dev/null || true; done
     echo
     echo "Equivalence: rounds identical = every round's raw profile byte-identical to the first (qemu / callgrind);"
-    echo "instructions = the program's own instructions with a count in either profile (\`pgoprof show -b\`), differing ="
+    echo "instructions = the program's own instructions with a count in either profile (\`pgoprof show\`'s ranges), differing ="
     echo "those whose counts differ (sum of |difference| over qemu's total); body, head, target = \`pgoprof compare\`"
     echo "of the two profiles converted alike (\`convert --format llvm-text\` with quality.sh's options); Ir = cachegrind,"
     echo "$( [ "$CC" = clang ] && echo "reduced input, -O2 and the program built with each profile (\`-fprofile-sample-use $profi\`)" || echo "reduced input, -O2 and the program built with each profile (\`-fauto-profile\`)")."
