@@ -244,13 +244,13 @@ run_one() {
         "$nw" "$nc" "$qw" "$qc" "$cw" "$cc" \
         "$(ratio "$qw" "$nw")" "$(ratio "$qc" "$nc")" "$(ratio "$cw" "$nw")" "$(ratio "$cc" "$nc")" \
         "$(ratio2 "$qw" "$cw")" "$(ratio2 "$qc" "$cc")" >"$W/time.line"
-    local irb irq irc n nd ad t tc b h tg ident
+    local irb irq irc n nd ad t b h tg ident
     irb=$(head -n 1 "$W/bin/base.ir")
     irq=$(head -n 1 "$W/bin/pgo-qemu.ir")
     irc=$(head -n 1 "$W/bin/pgo-callgrind.ir")
     flat qemu
     flat callgrind
-    read -r n nd ad t tc <<<"$(insn_diff "^$W/bin/ex\$")"
+    read -r n nd ad t _ <<<"$(insn_diff "^$W/bin/ex\$")"
     read -r b h tg <<<"$(awk '$1 == "body" { b = $2 } $1 == "head" { h = $2 } $1 == "target" { t = $2 }
                              END { print b, h, t }' "$W/prof/compare.txt")"
     ident=no
