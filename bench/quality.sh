@@ -141,26 +141,6 @@ wl_setup
 
 # ---------------------------------------------------------------- profiles
 
-# The compiler input as pgo.mk makes it, with its defaults (PGO_FORMAT_clang / PGO_FORMAT_gcc,
-# PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads;
-# conv_opts E: with --estimator E instead (auto: convert's own choice)
-conv_opts() {
-    local e=${1:-sum} t
-    case $CC in clang) t=calls ;; gcc) t=stack ;; esac
-    EST=(--call-targets "$t")
-    [ "$e" = auto ] || EST=(--estimator "$e" "${EST[@]}")
-    case $CC in
-        clang) CONV=(--format llvm-extbinary "${EST[@]}"); EXT=prof ;;
-        gcc) CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
-    esac
-}
-use_flags() { # PROFILE: sets USE
-    case $CC in
-        clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
-        gcc) USE=(-O2 -g -fauto-profile="$1") ;;
-    esac
-}
-
 # record ID HZ: $W/prof/ID.raw, a recording of the training run (HZ = exact:
 # 'pgoprof record --exact' of the exact build), cached by the binary's checksum
 record() {

@@ -165,6 +165,28 @@ cg_ir() {
     echo "$sum"
 }
 
+# ---------------------------------------------------------------- profiles
+
+# The compiler input as pgo.mk makes it (for $CC), with its defaults (PGO_FORMAT_clang / PGO_FORMAT_gcc,
+# PGO_USE_CFLAGS_*), and the LLVM text that 'pgoprof compare' reads;
+# conv_opts E: with --estimator E instead (auto: convert's own choice)
+conv_opts() {
+    local e=${1:-sum} t
+    case $CC in clang) t=calls ;; gcc) t=stack ;; esac
+    EST=(--call-targets "$t")
+    [ "$e" = auto ] || EST=(--estimator "$e" "${EST[@]}")
+    case $CC in
+        clang) CONV=(--format llvm-extbinary "${EST[@]}"); EXT=prof ;;
+        gcc) CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
+    esac
+}
+use_flags() { # PROFILE: sets USE ($profi: clang's -fsample-profile-use-profi or empty)
+    case $CC in
+        clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
+        gcc) USE=(-O2 -g -fauto-profile="$1") ;;
+    esac
+}
+
 # ---------------------------------------------------------------- builds
 
 # build NAME KEYEXTRA FLAGS...: $W/bin/NAME with $CCBIN FLAGS, unless the
