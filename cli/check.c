@@ -371,31 +371,26 @@ static char *recorded_of(const struct raw_profile *p, const struct check_opts *o
 	return NULL;
 }
 
-/* Convert raw profile raw_path with binary old (as 'pgoprof convert'
- * does by default, without a cold cut) into *out, through a private
+/* Convert raw profile raw_path with binary old (with convert's defaults,
+ * its own option parser, but no cold cut) into *out, through a private
  * temporary directory.  0, or 1 after a message. */
 static int raw_lines(const char *raw_path, const char *old, struct any_profile *out)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], path[4096 + 16];
+	char *argv[] = { "convert", (char *)raw_path, "--binary", (char *)old,
+			 "-f", "llvm-text", "--cold-cut", "0", "-q", "-o", path, NULL };
 	struct convert_options c = { 0 };
-	int rc = 1;
+	int rc;
 
 	snprintf(dir, sizeof(dir), "%s/pgoprof-check.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return err("cannot create a directory like %s: %s", dir, strerror(errno)), 1;
 	snprintf(path, sizeof(path), "%s/recorded.prof", dir);
-	c.raw_path = raw_path;
-	c.binary = old;
-	c.output = path;
-	c.quiet = 1;
-	c.wo.format = FMT_LLVM_TEXT;
-	c.wo.afdo_version = 2;
-	c.estimator = EST_MEAN;
-	c.estimator_auto = 1;
-	c.targets = TARGETS_STACK;
-	c.probes = PROBES_AUTO;
-	rc = convert_profile(&c) || any_profile_read(out, path) ? 1 : 0;
+	optind = 0;
+	rc = convert_parse_args(&c, (int)(sizeof(argv) / sizeof(*argv)) - 1, argv);
+	if (rc < 0)
+		rc = convert_profile(&c) || any_profile_read(out, path) ? 1 : 0;
 	unlink(path);
 	rmdir(dir);
 	return rc;
