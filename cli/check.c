@@ -208,6 +208,9 @@ static void say(const struct verdict *x, int probes)
 	else if (v->kind == STALE_SHIFTED || v->kind == STALE_REWRITTEN)
 		printf(" (%.0f%% of its %llu samples on moved lines, %.0f%% on lines whose code is nowhere in the new build)",
 		       (double)v->moved / t, (unsigned long long)v->total, (double)v->lost / t);
+	else if (v->kind == STALE_UNCHANGED && (v->lost + v->moved) * 200 >= v->total)
+		printf(" (%llu samples; %.0f%% on lines whose code differs: another compiler or flags?)",
+		       (unsigned long long)v->total, (double)(v->lost + v->moved) / t);
 	else
 		printf(" (%llu samples)", (unsigned long long)v->total);
 	if (v->kind == STALE_SHIFTED)
@@ -233,7 +236,8 @@ static int verdict_report(struct verdict *vs, size_t n, const struct check_opts 
 		int hot = all && 100.0 * (double)v->total >= o->hot * (double)all;
 
 		count[v->kind]++;
-		kept += v->kind == STALE_UNCHANGED ? v->total : v->kept;
+		if (v->kind != STALE_MISSING && v->kind != STALE_NO_OLD)
+			kept += v->total - v->moved - v->lost;
 		hot_stale += hot && is_stale(v);
 		if ((hot || is_stale(v)) && shown++ < 20)
 			say(&vs[i], probes);

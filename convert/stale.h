@@ -17,8 +17,10 @@
 #include "symbolize.h"
 
 enum stale_kind {
-	STALE_UNCHANGED,	/* <= 1% of the samples moved or lost */
-	STALE_SHIFTED,		/* moved, <= 10% lost */
+	STALE_UNCHANGED,	/* <= 1% of the samples moved, <= 10% lost
+				 * (a gcc-12 -fauto-profile build of the
+				 * same source: 0% and 8%) */
+	STALE_SHIFTED,		/* > 1% moved, <= 10% lost */
 	STALE_REWRITTEN,	/* > 10% of the samples lost */
 	STALE_MISSING,		/* no function of that name in the new build */
 	STALE_NO_OLD,		/* ... in the recorded build (or no lines) */

@@ -5,7 +5,9 @@
 # what they mean in the new one.  tests/workloads/stale.c recorded with
 # exact counts (no sampling luck), then built again:
 # - from an identical copy in another directory (gcc-12 and clang-16: new
-#   build-IDs, same lines): every function unchanged, status 0;
+#   build-IDs, same lines): every function unchanged, status 0; and
+#   the same source built with the profile (-fauto-profile,
+#   -fprofile-sample-use): hot unchanged, status 0;
 # - with 4 comment lines in hot's loop: hot shifted by 4 lines, status 1
 #   (0 with --allow-stale); the new build still has code at every old
 #   offset of the loop body;
@@ -64,6 +66,15 @@ for cc in gcc clang; do
 		"grep -q '^  warm: unchanged' out.txt && ! grep -q ': shifted\|: rewritten\|: missing' out.txt"
 	verdict "$cc: identical rebuild, $FMT --recorded-binary: unchanged" 0 \
 		'0 shifted, 0 rewritten, 0 missing' --binary same-$cc/app --recorded-binary old-$cc/app $cc.prof
+	# The same source built with the profile: code layout and some
+	# instructions differ, the lines do not.
+	if [ $cc = gcc ]; then USE=-fauto-profile=$cc.prof; else USE=-fprofile-sample-use=$cc.prof; fi
+	if $CC $FL $USE -o pgo-$cc w.c 2>cc.err; then
+		verdict "$cc: a build of the same source with the profile: hot unchanged" 0 \
+			'^  hot: unchanged' --binary pgo-$cc --recorded-binary old-$cc/app $cc.prof
+	else
+		fail "stale: $cc: build with the profile" "$(head -n 2 cc.err)"
+	fi
 	# 4 comment lines: hot's loop body moves by 4.
 	verdict "$cc: 4 lines inserted: hot shifted by 4 lines, re-keyable" 1 \
 		'^  hot: shifted by 4 lines from offset [0-9]* .*: re-keyable, every' \
