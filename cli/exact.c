@@ -2,7 +2,7 @@
 /* pgoprof record --exact: run a command under an exact-count engine and
  * write the exact count of every instruction and call it made as a raw
  * profile: qemu-user with pgoprof's plugin (qemu/count.c,
- * import/qemucount.h), about 3-5x the native run, else valgrind's
+ * import/qemucount.h), about 4-15x the native run, else valgrind's
  * callgrind (import/callgrind.h), 20-100x.  Unprivileged: no BPF, no perf
  * events; through sudo, all of it runs as the invoking user
  * (docs/threat-model.md, "pgoprof record --exact"). */
@@ -57,7 +57,7 @@ static void usage(FILE *f)
 "the same profile from the same binary, input and environment.\n\n"
 "Engines (--engine auto takes the first that runs here, and says which):\n"
 "  qemu       qemu-user (Debian: apt install qemu-user) with pgoprof's plugin\n"
-"             " PLUGIN ": about 3 to 5 times the command's native run time;\n"
+"             " PLUGIN ": about 4 to 15 times the command's native run time;\n"
 "             x86_64 and aarch64 programs of the machine's own architecture\n"
 "  callgrind  valgrind's callgrind: 20 to 100 times; binaries built by\n"
 "             clang 16 need -gdwarf-4 for valgrind 3.19 (the code is the same)\n\n"
@@ -342,10 +342,10 @@ static const char *engine_name(const struct exact *e)
 }
 
 /* ", about A-B s in all" from --native-time and the engine's slowdown
- * (docs/exact.md: 3-5x, 20-100x), or "". */
+ * (docs/exact.md: 4-15x, 20-100x), or "". */
 static const char *expect(const struct exact *e, char *buf, size_t size)
 {
-	double lo = e->engine == ENGINE_QEMU ? 3 : 20, hi = e->engine == ENGINE_QEMU ? 5 : 100;
+	double lo = e->engine == ENGINE_QEMU ? 4 : 20, hi = e->engine == ENGINE_QEMU ? 15 : 100;
 
 	if (!(e->native > 0))
 		return "";
@@ -380,7 +380,7 @@ static int run(const struct exact *e)
 	if (!e->quiet)
 		fprintf(stderr, "%s: running %s under %s: %s slower than natively%s\n",
 			progname, e->command[0], engine_name(e),
-			e->engine == ENGINE_QEMU ? "3-5x" : "20-100x",
+			e->engine == ENGINE_QEMU ? "4-15x" : "20-100x",
 			expect(e, buf, sizeof(buf)));
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
