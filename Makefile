@@ -69,7 +69,7 @@ pgoprof: $(B)/cli/pgoprof.o $(PGOPROF_LIBS) $(PB_OBJ)
 # The exact-count engine: a plugin loaded by qemu-user (qemu/count.c),
 # never sanitized (QEMU is not), beside pgoprof where cli/exact.c looks.
 pgoprof-count.so: qemu/count.c qemu/count.h qemu/qemu-plugin.h
-	$(CC) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread -ldl
+	$(CC) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -lelf -lpthread -ldl
 
 # pprof's profile.proto (third_party/pprof) as C, by protobuf-c's protoc-c;
 # convert/pprof.c and import/pprof.c include $(B)/pprof/profile.pb-c.h.

@@ -30,6 +30,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -56,6 +57,8 @@ struct tbinfo {
 	uint32_t id, n;
 	uint8_t first_len, last_len;	/* bytes of the first and last */
 	uint8_t call;		/* the last instruction is a call */
+	uint8_t jump;		/* ... a jump (not a PLT entry's) */
+	uint8_t entry;		/* the first is a function's first */
 	uint8_t stub;		/* only a jump through memory (a PLT entry):
 				 * a call's callee is where it goes */
 	uint64_t key[];
@@ -89,6 +92,7 @@ struct arch {
 		nr_munmap, nr_mremap;
 	int (*is_call)(const uint8_t *b, size_t len);
 	int (*is_stub)(const uint8_t *b, size_t len, size_t n);
+	int (*is_jump)(const uint8_t *b, size_t len);
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,6 +100,8 @@ static struct vcpu *vcpus[MAX_VCPUS];
 static struct tbinfo **tbs;
 static size_t ntbs, cap_tbs;
 static char **objs;			/* object i's path */
+static uint64_t **starts;		/* ... its functions' file offsets */
+static size_t *nstarts;
 static size_t nobjs, cap_objs;
 static struct map *maps;
 static size_t nmaps;
@@ -193,9 +199,35 @@ static int a64_is_stub(const uint8_t *b, size_t len, size_t n)
 	return len == 4 && n <= 5 && a64_word(b) == 0xd61f0220;
 }
 
+/* x86-64: jmp (E9, EB, FF /4), jcc (7x, 0F 8x), jrcxz; after prefixes. */
+static int x86_is_jump(const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && b[i] && strchr("\x26\x2e\x36\x3e\x64\x65\x66\x67\xf2\xf3", b[i]))
+		i++;
+	if (i < len && (b[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= len)
+		return 0;
+	return b[i] == 0xe9 || b[i] == 0xeb || b[i] == 0xe3 || (b[i] & 0xf0) == 0x70 ||
+	       (b[i] == 0x0f && i + 1 < len && (b[i + 1] & 0xf0) == 0x80) ||
+	       (b[i] == 0xff && i + 1 < len && ((b[i + 1] >> 3) & 7) == 4);
+}
+
+/* AArch64: B, B.cond, CBZ/CBNZ, TBZ/TBNZ, BR. */
+static int a64_is_jump(const uint8_t *b, size_t len)
+{
+	uint32_t w = len == 4 ? a64_word(b) : 0;
+
+	return len == 4 && ((w & 0xfc000000) == 0x14000000 || (w & 0xff000010) == 0x54000000 ||
+			    (w & 0x7e000000) == 0x34000000 || (w & 0x7e000000) == 0x36000000 ||
+			    (w & 0xfffffc1f) == 0xd61f0000);
+}
+
 static const struct arch arches[] = {
-	{ "x86_64", EM_X86_64, 56, 57, 58, 59, 322, 9, 11, 25, x86_is_call, x86_is_stub },
-	{ "aarch64", EM_AARCH64, 220, -1, -1, 221, 281, 222, 215, 216, a64_is_call, a64_is_stub },
+	{ "x86_64", EM_X86_64, 56, 57, 58, 59, 322, 9, 11, 25, x86_is_call, x86_is_stub, x86_is_jump },
+	{ "aarch64", EM_AARCH64, 220, -1, -1, 221, 281, 222, 215, 216, a64_is_call, a64_is_stub, a64_is_jump },
 };
 
 /* ---- the table ---- */
@@ -310,15 +342,81 @@ static const struct map *maps_find(uint64_t a)
 	return NULL;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The file offsets of the functions (STT_FUNC symbols of .symtab, else
+ * .dynsym) of the ELF file at path, sorted, in *v: how many. */
+static size_t function_starts(const char *path, uint64_t **v)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *s = NULL, *sym = NULL;
+	size_t n = 0, cap = 0, nph = 0;
+	GElf_Shdr sh;
+
+	*v = NULL;
+	while (e && (s = elf_nextscn(e, s)))
+		if (gelf_getshdr(s, &sh) && (sh.sh_type == SHT_SYMTAB ||
+		    (sh.sh_type == SHT_DYNSYM && !sym)))
+			sym = s;
+	if (sym && gelf_getshdr(sym, &sh) && sh.sh_entsize && !elf_getphdrnum(e, &nph)) {
+		Elf_Data *d = elf_getdata(sym, NULL);
+
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym st;
+			GElf_Phdr ph;
+
+			if (!gelf_getsym(d, (int)i, &st) || GELF_ST_TYPE(st.st_info) != STT_FUNC ||
+			    st.st_shndx == SHN_UNDEF || !st.st_value)
+				continue;
+			for (size_t k = 0; k < nph; k++)
+				if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_LOAD &&
+				    st.st_value >= ph.p_vaddr && st.st_value - ph.p_vaddr < ph.p_filesz) {
+					if (n == cap && !(*v = realloc(*v, (cap = cap ? 2 * cap : 256) * 8)))
+						abort();
+					(*v)[n++] = st.st_value - ph.p_vaddr + ph.p_offset;
+					break;
+				}
+		}
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	qsort(*v, n, sizeof(**v), cmp_u64);
+	return n;
+}
+
 static uint64_t object_of(const char *path)
 {
 	for (size_t i = 0; i < nobjs; i++)
 		if (!strcmp(objs[i], path))
 			return i;
-	if (nobjs == cap_objs && !(objs = realloc(objs, (cap_objs = cap_objs ? 2 * cap_objs : 64) * sizeof(*objs))))
-		abort();
+	if (nobjs == cap_objs) {
+		cap_objs = cap_objs ? 2 * cap_objs : 64;
+		objs = realloc(objs, cap_objs * sizeof(*objs));
+		starts = realloc(starts, cap_objs * sizeof(*starts));
+		nstarts = realloc(nstarts, cap_objs * sizeof(*nstarts));
+		if (!objs || !starts || !nstarts)
+			abort();
+	}
 	objs[nobjs] = strdup(path);
+	nstarts[nobjs] = function_starts(path, &starts[nobjs]);
 	return nobjs++;
+}
+
+/* 1 if key is a function's first instruction.  Called with lock held. */
+static int is_entry(uint64_t key)
+{
+	uint64_t obj = (key >> OBJ_SHIFT) - 1, off = key & ((1ull << OBJ_SHIFT) - 1);
+
+	return key >> OBJ_SHIFT && obj < nobjs && nstarts[obj] &&
+	       bsearch(&off, starts[obj], nstarts[obj], sizeof(uint64_t), cmp_u64);
 }
 
 /* The key of the code at host address a: its file and file offset, or
@@ -377,12 +475,11 @@ static __attribute__((noinline)) void on_block_thread(unsigned int v,
 	if (!*ch)
 		*ch = xcalloc(CHUNK, sizeof(uint64_t));
 	(*ch)[t->id % CHUNK]++;
-	if (c->caller && !t->stub) {
+	if (t->stub)
+		return;
+	if (c->caller && (c->caller->call || t->entry))
 		tab_add(&c->calls, c->caller->key[c->caller->n - 1], t->key[0], 1);
-		c->caller = NULL;
-	}
-	if (t->call)
-		c->caller = t;
+	c->caller = t->call || t->jump ? t : NULL;
 }
 
 static struct tab calls0;		/* the first thread's calls */
@@ -400,12 +497,13 @@ static void on_block(unsigned int v, void *udata)
 		return;
 	}
 	t->count++;
-	if (caller0 && !t->stub) {
+	if (t->stub)	/* a PLT entry: the call goes on to its target */
+		return;
+	/* A call's callee; or a jump's target that is a function's first
+	 * instruction (a tail call), as callgrind counts calls. */
+	if (caller0 && (caller0->call || t->entry))
 		callee_seen(&calls0, caller0, t);
-		caller0 = NULL;
-	}
-	if (t->call)
-		caller0 = t;
+	caller0 = t->call || t->jump ? t : NULL;
 }
 
 static struct tab firsts;	/* first instruction's key -> its length */
@@ -471,6 +569,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	split_insn(t, qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)));
 	t->call = arch->is_call(last, len);
 	t->stub = !t->call && arch->is_stub(last, len, n);
+	t->jump = !t->call && !t->stub && arch->is_jump(last, len);
+	t->entry = is_entry(t->key[0]);
 	if (ntbs / CHUNK >= MAX_CHUNKS) {	/* never seen: 2^27 blocks */
 		pthread_mutex_unlock(&lock);
 		free(t);
@@ -833,6 +933,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	qemu_exe[n] = '\0';
 	snprintf(spec, sizeof(spec), "%s,dir=%s", self.dli_fname, dir);
+	elf_version(EV_CURRENT);
 	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

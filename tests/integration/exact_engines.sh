@@ -50,14 +50,14 @@ check "exact_engines: threads, a signal handler, a spawned exec: all $n instruct
 	"test $n -gt 100 && cmp insns.callgrind insns.qemu"
 # Call sites: callgrind's, each with its count; the plugin has more only
 # where callgrind lost the callee (a call into .plt.got, whose entries
-# valgrind does not name).
+# valgrind does not name) or counts no call (crt's tail jumps).
 grep ' call ' nofork.callgrind.own >calls.callgrind
 grep ' call ' nofork.qemu.own >calls.qemu
 c=$(wc -l <calls.callgrind)
 extra=$(comm -13 calls.callgrind calls.qemu | while read -r bin _ site _; do
-	objdump -d --no-show-raw-insn "$bin" | grep "^ *$(printf %x "$site"):" | grep -v '@plt>'
+	objdump -d --no-show-raw-insn "$bin" | grep "^ *$(printf %x "$site"):" | grep -v '@plt>\|	jmp '
 done)
-check "exact_engines: all $c call sites with callgrind's numbers of calls; more only into .plt.got" sh -c \
+check "exact_engines: all $c call sites with callgrind's numbers of calls; more only into .plt.got or by jmp" sh -c \
 	"test $c -gt 5 && test -z \"\$(comm -23 calls.callgrind calls.qemu)\" && test -z '$extra'"
 check "exact_engines: the same output as natively" sh -c \
 	"./engines nofork | cmp -s - qemu.out"
@@ -76,6 +76,29 @@ check "exact_engines: a fork's child counts what it ran: lib_mix entered $calls 
 "$PGOPROF" record --exact --engine qemu -q -o fork2.raw -- ./engines >/dev/null 2>&1
 own fork.raw >fork.own; own fork2.raw >fork2.own
 check "exact_engines: the program's own counts are the same run after run" cmp fork.own fork2.own
+
+# A tail call (mid's "jmp leaf") counts as a call, as callgrind counts it:
+# leaf's head is its number of entries.
+cat >tail.c <<'C'
+#include <stdlib.h>
+__attribute__((noinline)) int leaf(int x) { return x * 3 + (x >> 2); }
+__attribute__((noinline)) int mid(int x) { return leaf(x + 1); }
+int main(int argc, char **argv)
+{
+	int s = 0, n = atoi(argv[1]);
+
+	for (int i = 0; i < n; i++)
+		s += mid(i);
+	return s & 1;
+}
+C
+$CLANG -O2 -g -o tail tail.c
+jmp=$(objdump -d --no-show-raw-insn tail | awk '/<mid>:/ { on = 1 } on && /jmp .*<leaf>/ { sub(":", "", $1); print $1; exit }')
+"$PGOPROF" record --exact --engine qemu -q -o tail.raw -- ./tail 1000
+tcalls=$("$PGOPROF" show tail.raw | awk "$AWKHEX"' $1 == "object" { on = ($6 == "'"$D/tail"'") }
+	on && $1 == "branch" && hex($2) == hex("'"$jmp"'") { n += $5 } END { print n + 0 }')
+check "exact_engines: a tail call (jmp at 0x$jmp) counted as 1000 calls ($tcalls)" \
+	test -n "$jmp" -a "$tcalls" = 1000
 
 # Code in no file (a JIT's): unattributed by reason.
 cat >jit.c <<'C'
