@@ -21,21 +21,25 @@ rm -f ./*
 #   edge PATH 0xRET -> PATH 0xCALLEE     (callee minus 1 above the leaf)
 # perf prints the frames of user objects as file offsets.  A sample whose
 # leaf is a kernel address is left out (unattributed.kernel), as are frames
-# outside files ([unknown], [vdso]); a 0 frame ends the stack.  leaf_only=1:
-# IP samples only.
+# outside files ([unknown], [vdso]); a 0 frame ends the stack.  A sample
+# in the kernel (its leaf a kernel address) gives no IP sample, but its user
+# frames give edges, the first one (the user IP that entered the kernel)
+# not a return address, as pgoprof record keeps them.  leaf_only=1: IP
+# samples only.
 cat >expect.awk <<'EOF'
 function hex(s,   i, n) {
 	n = 0; s = tolower(s)
 	for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 	return n
 }
-function flush(   i) {
+function kern(a) { return length(a) == 16 && a ~ /^ffff/ }
+function flush(   i, k) {
 	if (nf == 0) return
-	if (length(addr[1]) == 16 && addr[1] ~ /^ffff/) { nf = 0; return }
-	if (dso[1] ~ /^\//) printf "ip %s 0x%x\n", dso[1], hex(addr[1])
-	for (i = 2; !leaf_only && i <= nf && addr[i] != "0"; i++)
+	for (k = 0; k < nf && kern(addr[k + 1]); k++) ;
+	if (!k && dso[1] ~ /^\//) printf "ip %s 0x%x\n", dso[1], hex(addr[1])
+	for (i = k + 2; !leaf_only && i <= nf && addr[i] != "0"; i++)
 		if (dso[i] ~ /^\// && dso[i-1] ~ /^\//)
-			printf "edge %s 0x%x -> %s 0x%x\n", dso[i], hex(addr[i]), dso[i-1], hex(addr[i-1]) - (i > 2)
+			printf "edge %s 0x%x -> %s 0x%x\n", dso[i], hex(addr[i]), dso[i-1], hex(addr[i-1]) - (i > k + 2)
 	nf = 0
 }
 /^\t/ { d = $NF; sub(/^\(/, "", d); sub(/\)$/, "", d); nf++; addr[nf] = $1; dso[nf] = d; next }
