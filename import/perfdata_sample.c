@@ -285,11 +285,12 @@ static size_t user_chain(const struct psample *s, uint64_t *ips)
 
 /* The user stack of s into ips[MAX_STACK_DEPTH]: its call chain, else
  * (dwarf mode) its registers and stack unwound as pgoprof-record does.
- * For a sample in the kernel, the user registers are those that entered
- * it, so that ips[0] is the user IP of the system call (or fault).
- * Returns their number, 0 if none. */
+ * kernel: a sample in the kernel, whose user registers are those that
+ * entered it (ips[0] the user IP of the system call or fault), and which
+ * without them has no user IP to keep (a kernel thread's: not counted in
+ * import.user_stack_not_unwound).  Returns their number, 0 if none. */
 static size_t user_stack(struct imp *m, const struct pattr *a,
-			 const struct psample *s, uint64_t *ips)
+			 const struct psample *s, int kernel, uint64_t *ips)
 {
 	uint64_t st = a->sample_type;
 	size_t nips = user_chain(s, ips);
@@ -305,7 +306,7 @@ static size_t user_stack(struct imp *m, const struct pattr *a,
 		if (!regs_foreign(m, a, s->abi))
 			nips = unwind_user(m, &us, a->regs_user, s->regs,
 					   s->nregs, ips);
-	} else if (st & PERF_SAMPLE_STACK_USER) {
+	} else if ((st & PERF_SAMPLE_STACK_USER) && !kernel) {
 		m->dwarf_stacks++;	/* no user registers: the IP only */
 	}
 	return nips;
@@ -317,7 +318,7 @@ static void add_user_stack(struct imp *m, const struct pattr *a,
 			   const struct psample *s)
 {
 	uint64_t ips[MAX_STACK_DEPTH];
-	size_t nips = user_stack(m, a, s, ips);
+	size_t nips = user_stack(m, a, s, 0, ips);
 	int chained = nips > 0;
 
 	if (!nips && (a->sample_type & PERF_SAMPLE_IP))
@@ -381,7 +382,7 @@ void pd_sample(struct imp *m, const struct rec *rc)
 		/* As pgoprof-record: the user stack that entered the kernel
 		 * under the kernel mark; its branch records are not used. */
 		uint64_t ips[MAX_STACK_DEPTH];
-		size_t n = user_stack(m, a, &s, ips);
+		size_t n = user_stack(m, a, &s, 1, ips);
 
 		samples_add_kernel(&m->s, samples_key(&m->s, s.pid), ips, n);
 		break;

@@ -1079,12 +1079,13 @@ static void test_unfinished_file(void)
 /* --call-graph dwarf samples (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER)
  * go to the unwinder: its end reasons are counted as unwind.*, the leaf
  * stays an IP sample; a sample without user registers keeps its IP only. */
-static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
-			      size_t stack, uint64_t size_field)
+static void dwarf_sample_in(struct tfile *f, int misc, uint64_t ip,
+			    uint64_t abi, int nregs, size_t stack,
+			    uint64_t size_field)
 {
-	size_t at = rec_begin(f, 9, MISC_USER);
+	size_t at = rec_begin(f, 9, misc);
 
-	wb_u64(&f->data, 0x555555554100ULL);	/* ip */
+	wb_u64(&f->data, ip);
 	wb_u32(&f->data, 100);
 	wb_u32(&f->data, 100);
 	wb_u64(&f->data, 20);			/* time */
@@ -1101,6 +1102,13 @@ static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
 	if (stack)
 		wb_u64(&f->data, stack);	/* dyn_size */
 	rec_end(f, at);
+}
+
+static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
+			      size_t stack, uint64_t size_field)
+{
+	dwarf_sample_in(f, MISC_USER, 0x555555554100ULL, abi, nregs, stack,
+			size_field);
 }
 
 static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
@@ -1155,6 +1163,28 @@ static void test_dwarf_stacks(void)
 	CHECK(raw_get_counter(&p, "unwind.complete") == 0);
 	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 1);
 	CHECK(ips_kept(&p));
+	raw_free(&p);
+	free(b.data);
+	tf_free(&f);
+
+	/* Samples in the kernel: the user registers that entered it are
+	 * unwound (the user IP under the kernel mark, as pgoprof-record
+	 * keeps it); a kernel thread's (no user registers) is counted in
+	 * unattributed.kernel alone, not as a user stack not unwound. */
+	dwarf_file(&f, 3ULL << 7, NULL);
+	dwarf_sample_in(&f, MISC_KERNEL, 0xffffffff81000010ULL, 2, 2, 16, 16);
+	dwarf_sample_in(&f, MISC_KERNEL, 0xffffffff81000010ULL, 0, 0, 0, 0);
+	b = tf_file(&f);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, NULL) == 0);
+	CHECK(raw_get_counter(&p, "unattributed.kernel") == 2);
+	CHECK(raw_get_counter(&p, "unwind.no_file") == 1);
+	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 0);
+	CHECK(p.stacks.n == 1 && p.stacks.v[0].count == 1 &&
+	      p.stacks.v[0].depth == 2 &&
+	      raw_stack_frames(&p, &p.stacks.v[0])[0].obj == RAW_FRAME_KERNEL &&
+	      raw_stack_frames(&p, &p.stacks.v[0])[1].offset == 0x1100);
+	CHECK(invariant_holds(&p));
 	raw_free(&p);
 	free(b.data);
 	tf_free(&f);
