@@ -14,11 +14,14 @@ set -eu
 BUILD_PKGS="make gcc binutils pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 libcapstone-dev zlib1g-dev clang clang-16 libiberty-dev libprotobuf-c-dev
 protobuf-c-compiler"
-# To test it: the consumers (llvm-16, gcc, autofdo), the peers (perf,
-# valgrind), record --exact's engines (qemu-user, valgrind) and the tools
-# some tests drive (chromium, go, tcl, lld).
-TEST_PKGS="llvm-16 libclang-rt-16-dev lld linux-perf dpkg-dev tcl valgrind
-qemu-user libcap2-bin time autofdo chromium fonts-dejavu-core golang-go"
+# To test it: the consumers (llvm-16, gcc, autofdo; the newer clang-19
+# and clang-22 with their llvm-profdata, from bookworm and
+# bookworm-security, docs/pgo.md), the peers (perf, valgrind), record
+# --exact's engines (qemu-user, valgrind) and the tools some tests drive
+# (chromium, go, tcl, lld).
+TEST_PKGS="llvm-16 libclang-rt-16-dev clang-19 llvm-19 clang-22 llvm-22 lld
+linux-perf dpkg-dev tcl valgrind qemu-user libcap2-bin time autofdo chromium
+fonts-dejavu-core golang-go"
 
 missing_of() {
 	for p in "$@"; do

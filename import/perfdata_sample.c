@@ -241,27 +241,25 @@ static int decode(struct imp *m, const struct pattr *a, const struct rec *rc,
 	return pd_check_reader(m, &r);
 }
 
-/* Kernel samples: no user IP, and (as in pgoprof-record) neither their
- * user stack nor their branch records are used.  Counts them: 1 if s is
- * one. */
-static int kernel_sample(struct imp *m, uint64_t st, int cpumode,
-			 const struct psample *s)
+/* What the CPU ran at sample s: the user code, a virtual machine's guest
+ * or the kernel (a kernel sample: its cpumode, or an IP with the top bit
+ * set, or with neither a call chain that starts in the kernel). */
+enum where { IN_USER, IN_GUEST, IN_KERNEL };
+
+static enum where sample_where(uint64_t st, int cpumode,
+			       const struct psample *s)
 {
 	if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	    cpumode == PERF_RECORD_MISC_GUEST_USER) {
-		m->s.guest++;
-		return 1;
-	}
+	    cpumode == PERF_RECORD_MISC_GUEST_USER)
+		return IN_GUEST;
 	if (cpumode == PERF_RECORD_MISC_KERNEL ||
 	    cpumode == PERF_RECORD_MISC_HYPERVISOR ||
 	    ((st & PERF_SAMPLE_IP) && (int64_t)s->ip < 0) ||
 	    (cpumode == 0 && !(st & PERF_SAMPLE_IP) && s->nchain &&
 	     get64(s->chain) >= PERF_CONTEXT_MAX &&
-	     get64(s->chain) != PERF_CONTEXT_USER)) {
-		m->s.kernel++;
-		return 1;
-	}
-	return 0;
+	     get64(s->chain) != PERF_CONTEXT_USER))
+		return IN_KERNEL;
+	return IN_USER;
 }
 
 /* The user part of the call chain: the leaf, then return addresses, into
@@ -286,14 +284,16 @@ static size_t user_chain(const struct psample *s, uint64_t *ips)
 }
 
 /* The user stack of s into ips[MAX_STACK_DEPTH]: its call chain, else
- * (dwarf mode) its registers and stack unwound as pgoprof-record does,
- * else the IP alone; added to the samples. */
-static void add_user_stack(struct imp *m, const struct pattr *a,
-			   const struct psample *s)
+ * (dwarf mode) its registers and stack unwound as pgoprof-record does.
+ * kernel: a sample in the kernel, whose user registers are those that
+ * entered it (ips[0] the user IP of the system call or fault), and which
+ * without them has no user IP to keep (a kernel thread's: not counted in
+ * import.user_stack_not_unwound).  Returns their number, 0 if none. */
+static size_t user_stack(struct imp *m, const struct pattr *a,
+			 const struct psample *s, int kernel, uint64_t *ips)
 {
-	uint64_t st = a->sample_type, ips[MAX_STACK_DEPTH];
+	uint64_t st = a->sample_type;
 	size_t nips = user_chain(s, ips);
-	int chained;
 
 	if (!nips && s->regs && (st & PERF_SAMPLE_STACK_USER)) {
 		struct unwind_sample us = {
@@ -306,11 +306,22 @@ static void add_user_stack(struct imp *m, const struct pattr *a,
 		if (!regs_foreign(m, a, s->abi))
 			nips = unwind_user(m, &us, a->regs_user, s->regs,
 					   s->nregs, ips);
-	} else if (st & PERF_SAMPLE_STACK_USER) {
+	} else if ((st & PERF_SAMPLE_STACK_USER) && !kernel) {
 		m->dwarf_stacks++;	/* no user registers: the IP only */
 	}
-	chained = nips > 0;
-	if (!nips && (st & PERF_SAMPLE_IP))
+	return nips;
+}
+
+/* A sample in the user code: its user stack, else its IP alone (-b),
+ * added to the samples. */
+static void add_user_stack(struct imp *m, const struct pattr *a,
+			   const struct psample *s)
+{
+	uint64_t ips[MAX_STACK_DEPTH];
+	size_t nips = user_stack(m, a, s, 0, ips);
+	int chained = nips > 0;
+
+	if (!nips && (a->sample_type & PERF_SAMPLE_IP))
 		ips[nips++] = s->ip;	/* no user call chain: -b */
 	if (!nips)
 		m->s.no_user_stack++;
@@ -362,10 +373,24 @@ void pd_sample(struct imp *m, const struct rec *rc)
 	m->s.taken++;
 	if (s.time != NO_TIME)
 		samples_time(&m->s, s.time);
-	if (kernel_sample(m, a->sample_type,
-			  rc->misc & PERF_RECORD_MISC_CPUMODE_MASK, &s))
-		return;
-	add_user_stack(m, a, &s);
-	if (s.br)
-		add_branch_stack(m, a, &s);
+	switch (sample_where(a->sample_type,
+			     rc->misc & PERF_RECORD_MISC_CPUMODE_MASK, &s)) {
+	case IN_GUEST:
+		m->s.guest++;
+		break;
+	case IN_KERNEL: {
+		/* As pgoprof-record: the user stack that entered the kernel
+		 * under the kernel mark; its branch records are not used. */
+		uint64_t ips[MAX_STACK_DEPTH];
+		size_t n = user_stack(m, a, &s, 1, ips);
+
+		samples_add_kernel(&m->s, samples_key(&m->s, s.pid), ips, n);
+		break;
+	}
+	case IN_USER:
+		add_user_stack(m, a, &s);
+		if (s.br)
+			add_branch_stack(m, a, &s);
+		break;
+	}
 }

@@ -901,18 +901,20 @@ static void end_sample(struct ps *m)
 	}
 	m->with_address++;
 	leaf = m->has_ip ? m->ip : m->frames[0].v;
-	/* Kernel samples: no user IP, and (as in pgoprof-record) neither
-	 * their user stack nor their branch records are used. */
-	if (kernel_addr(leaf)) {
-		m->s.kernel++;
-		goto out;
-	}
 	for (size_t i = 0; i < m->nframes && nips < MAX_STACK_DEPTH; i++) {
 		uint64_t a = frame_addr(m, key, &m->frames[i]);
 
-		if (kernel_addr(a))
+		if (kernel_addr(a) && nips)
 			break;
-		ips[nips++] = a;
+		if (!kernel_addr(a))
+			ips[nips++] = a;
+	}
+	/* Kernel samples (as in pgoprof-record): no user IP, the user stack
+	 * that entered the kernel under the kernel mark; their branch
+	 * records are not used. */
+	if (kernel_addr(leaf)) {
+		samples_add_kernel(&m->s, key, ips, nips);
+		goto out;
 	}
 	chained = nips > 0;
 	if (!nips)

@@ -240,11 +240,13 @@ static inline enum unattr_reason resolve_in(const struct samples *m, int32_t key
 	return resolve_slow(m, key, c, addr, obj, off);
 }
 
-/* collector/record.c add_stack(), for one sample: the leaf is an IP sample,
- * every adjacent pair of frames a caller->callee edge, and the whole is a
- * stack of the profile. */
-void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
-		       size_t n, int whole)
+/* collector/record.c add_stack(), for one sample: the leaf is an IP sample
+ * (kernel: the stack starts with the kernel mark instead, and ips[0], the
+ * user IP that entered the kernel, is no IP sample), every adjacent pair
+ * of frames a caller->callee edge, and the whole is a stack of the
+ * profile. */
+static void add_stack(struct samples *m, int32_t key, const uint64_t *ips,
+		      size_t n, int whole, int kernel)
 {
 	struct agg_centry batch[AGG_BATCH];
 	struct raw_frame fr[RAW_STACK_DEPTH_MAX], f, prev = { 0, 0 };
@@ -253,9 +255,13 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 	enum unattr_reason r, prev_r = UNATTR_NONE;
 	struct spans c = { 0 };
 
+	if (kernel)
+		fr[nf++] = (struct raw_frame){ RAW_FRAME_KERNEL, 0 };
 	for (size_t i = 0; i < n && (i == 0 || ips[i]); i++) {
 		r = resolve_in(m, key, &c, ips[i], &f.obj, &f.offset);
-		if (i == 0 && r != UNATTR_NONE)
+		if (i == 0 && kernel) {
+			/* no IP sample: counted unattributed.kernel */
+		} else if (i == 0 && r != UNATTR_NONE)
 			m->unattr[r]++;
 		else if (i == 0)
 			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){
@@ -279,6 +285,20 @@ void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
 	aggtab_add_batch(&m->agg, batch, nb);
 	if (whole)
 		raw_add_stack(m->prof, fr, nf, 1);
+}
+
+void samples_add_stack(struct samples *m, int32_t key, const uint64_t *ips,
+		       size_t n, int whole)
+{
+	add_stack(m, key, ips, n, whole, 0);
+}
+
+void samples_add_kernel(struct samples *m, int32_t key, const uint64_t *ips,
+			size_t n)
+{
+	m->kernel++;
+	if (n)
+		add_stack(m, key, ips, n, 1, 1);
 }
 
 /* The taken branches of a branch stack (newest first) and, with ranges,

@@ -12,7 +12,8 @@
  *    '/' ([vdso], [anon:...]) is anonymous memory;
  *  - a sample's stack (leaf first, then return addresses) becomes an IP
  *    sample and caller->callee edges, by the rules of pgoprof-record
- *    (collector/record.c add_stack());
+ *    (collector/record.c add_stack()); a sample in the kernel, its user
+ *    stack under the kernel mark [kernel], as pgoprof-record keeps it;
  *  - a branch stack (newest first) becomes taken branches and the
  *    fall-through ranges between them, by the rules of bpf/record.bpf.c
  *    fold_branches() (tests/integration/lbrfold.sh compares the two);
@@ -165,6 +166,14 @@ void samples_time(struct samples *s, uint64_t t);
  * IP alone. */
 void samples_add_stack(struct samples *s, int32_t key, const uint64_t *ips,
 		       size_t n, int whole);
+/* One sample in the kernel, by pgoprof-record's rule (collector/record.c
+ * add_stack(), docs/raw-format.md section 3.5): counted in
+ * unattributed.kernel; no IP sample; its user stack ips[0..n) (the user
+ * IP that entered the kernel, then return addresses; n 0: none known)
+ * gives edges and a stack whose leaf is the kernel mark
+ * (RAW_FRAME_KERNEL), which report and diff show as [kernel]. */
+void samples_add_kernel(struct samples *s, int32_t key, const uint64_t *ips,
+			size_t n);
 
 /* One sample's branch stack in address space key: n entries, newest
  * first, stride bytes apart at e, each starting with the branch's source

@@ -603,7 +603,8 @@ static void make_stack_file(struct tfile *f, uint64_t extra_flags)
 {
 	static const char *const names[] = { "cpu-clock:u" };
 	uint64_t c1[] = { CTX_USER, X(0x1100), X(0x1200), L(0x2500) };
-	uint64_t c2[] = { CTX_KERNEL, 0xffffffff81000010ULL, CTX_USER, X(0x1100) };
+	uint64_t c2[] = { CTX_KERNEL, 0xffffffff81000010ULL, CTX_USER, X(0x1100),
+			  L(0x2600) };
 	uint64_t c3[] = { CTX_USER, 0x7f0000010040ULL, 0, X(0x1300) };
 	uint64_t c4[] = { CTX_USER, 0x7fff00000010ULL, X(0x1300) };
 	uint64_t c5[] = { CTX_USER, 0x7f0000030010ULL };
@@ -634,7 +635,7 @@ static void make_stack_file(struct tfile *f, uint64_t extra_flags)
 	t_mmap2(f, 0, 100, 0x7f0000030000ULL, 0x1000, 0, NULL, 0, 5, "/nonexistent/lib.so", 15);
 	t_mmap2(f, 0x2000, 100, 0x7f0000040000ULL, 0x1000, 0, NULL, 0, 3, "/opt/data", 16);
 	t_mmap2(f, 0, 100, 0x7f0000020000ULL, 0x1000, 0, NULL, 0, 5, self_path, 17);
-	t_sample(f, &(struct tsample){ MISC_KERNEL, 0xffffffff81000010ULL, 100, 21, c2, 4, NULL, 0 });
+	t_sample(f, &(struct tsample){ MISC_KERNEL, 0xffffffff81000010ULL, 100, 21, c2, 5, NULL, 0 });
 	t_round(f);
 	t_sample(f, &(struct tsample){ 0, 0x7f0000010040ULL, 100, 22, c3, 4, NULL, 0 });
 	t_sample(f, &(struct tsample){ 0, 0x7fff00000010ULL, 100, 23, c4, 3, NULL, 0 });
@@ -688,6 +689,10 @@ static void want_stack(struct raw_profile *w, int self_by_id)
 	raw_add_edge(&w->objs[exe], 0x1200, exe, 0x1100, 1);
 	raw_add_edge(&w->objs[lib], 0x2500, exe, 0x11ff, 1);
 	raw_add_edge(&w->objs[exe], 0x1280, exe, 0x1100, 1);	/* pid 300 */
+	/* The kernel sample: no IP sample, but the edge into the user IP
+	 * that entered the kernel (not a return address: no -1), as
+	 * pgoprof-record writes it. */
+	raw_add_edge(&w->objs[lib], 0x2600, exe, 0x1100, 1);
 	raw_add_ip(&w->objs[hdr], 0x40, 1);
 	none = raw_path_object(w, "/nonexistent/lib.so");
 	raw_add_ip(&w->objs[none], 0x10, 1);
@@ -695,6 +700,30 @@ static void want_stack(struct raw_profile *w, int self_by_id)
 			  : raw_path_object(w, self_path);
 	raw_add_ip(&w->objs[self], 0x10, 1);
 	raw_add_edge(&w->objs[exe], 0x1400, self, 0x10, 1);
+}
+
+/* make_stack_file's sample in the kernel is one stack, as pgoprof-record
+ * keeps it (collector/record.c add_stack()): the kernel mark, then the
+ * user IP that entered the kernel and its caller. */
+static int kernel_stack_ok(const struct raw_profile *p)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct raw_stack *s = &p->stacks.v[i];
+		const struct raw_frame *f = raw_stack_frames(p, s);
+
+		if (f[0].obj != RAW_FRAME_KERNEL)
+			continue;
+		n++;
+		if (s->count != 1 || s->depth != 3 || f[1].obj >= p->nobjs ||
+		    f[2].obj >= p->nobjs || f[1].offset != 0x1100 ||
+		    f[2].offset != 0x2600 ||
+		    strcmp(p->objs[f[1].obj].path, "/opt/prog") ||
+		    strcmp(p->objs[f[2].obj].path, "/opt/lib.so"))
+			return 0;
+	}
+	return n == 1;
 }
 
 static void test_call_chains(void)
@@ -713,6 +742,7 @@ static void test_call_chains(void)
 	CHECK(raw_get_counter(&p, CNT_SAMPLES) == 12 + 5);
 	CHECK(raw_get_counter(&p, CNT_LOST) == 5);
 	CHECK(raw_get_counter(&p, "unattributed.kernel") == 1);
+	CHECK(kernel_stack_ok(&p));
 	CHECK(raw_get_counter(&p, "unattributed.anonymous") == 1);
 	CHECK(raw_get_counter(&p, "unattributed.no_build_id") == 0);
 	CHECK(raw_get_counter(&p, "unattributed.no_mapping") == 3);
@@ -1049,12 +1079,13 @@ static void test_unfinished_file(void)
 /* --call-graph dwarf samples (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER)
  * go to the unwinder: its end reasons are counted as unwind.*, the leaf
  * stays an IP sample; a sample without user registers keeps its IP only. */
-static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
-			      size_t stack, uint64_t size_field)
+static void dwarf_sample_in(struct tfile *f, int misc, uint64_t ip,
+			    uint64_t abi, int nregs, size_t stack,
+			    uint64_t size_field)
 {
-	size_t at = rec_begin(f, 9, MISC_USER);
+	size_t at = rec_begin(f, 9, misc);
 
-	wb_u64(&f->data, 0x555555554100ULL);	/* ip */
+	wb_u64(&f->data, ip);
 	wb_u32(&f->data, 100);
 	wb_u32(&f->data, 100);
 	wb_u64(&f->data, 20);			/* time */
@@ -1071,6 +1102,13 @@ static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
 	if (stack)
 		wb_u64(&f->data, stack);	/* dyn_size */
 	rec_end(f, at);
+}
+
+static void dwarf_sample_regs(struct tfile *f, uint64_t abi, int nregs,
+			      size_t stack, uint64_t size_field)
+{
+	dwarf_sample_in(f, MISC_USER, 0x555555554100ULL, abi, nregs, stack,
+			size_field);
 }
 
 static void dwarf_sample(struct tfile *f, uint64_t abi, size_t stack,
@@ -1125,6 +1163,28 @@ static void test_dwarf_stacks(void)
 	CHECK(raw_get_counter(&p, "unwind.complete") == 0);
 	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 1);
 	CHECK(ips_kept(&p));
+	raw_free(&p);
+	free(b.data);
+	tf_free(&f);
+
+	/* Samples in the kernel: the user registers that entered it are
+	 * unwound (the user IP under the kernel mark, as pgoprof-record
+	 * keeps it); a kernel thread's (no user registers) is counted in
+	 * unattributed.kernel alone, not as a user stack not unwound. */
+	dwarf_file(&f, 3ULL << 7, NULL);
+	dwarf_sample_in(&f, MISC_KERNEL, 0xffffffff81000010ULL, 2, 2, 16, 16);
+	dwarf_sample_in(&f, MISC_KERNEL, 0xffffffff81000010ULL, 0, 0, 0, 0);
+	b = tf_file(&f);
+	raw_init(&p);
+	CHECK(import_capture(&p, b.data, b.len, NULL) == 0);
+	CHECK(raw_get_counter(&p, "unattributed.kernel") == 2);
+	CHECK(raw_get_counter(&p, "unwind.no_file") == 1);
+	CHECK(raw_get_counter(&p, "import.user_stack_not_unwound") == 0);
+	CHECK(p.stacks.n == 1 && p.stacks.v[0].count == 1 &&
+	      p.stacks.v[0].depth == 2 &&
+	      raw_stack_frames(&p, &p.stacks.v[0])[0].obj == RAW_FRAME_KERNEL &&
+	      raw_stack_frames(&p, &p.stacks.v[0])[1].offset == 0x1100);
+	CHECK(invariant_holds(&p));
 	raw_free(&p);
 	free(b.data);
 	tf_free(&f);

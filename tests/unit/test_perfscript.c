@@ -110,11 +110,15 @@ static const char chain_want[] =
 	"object 0 build-id " EXE_ID " path /t/exe samples 1 ips 1 edges 1 ranges 0 branches 0\n"
 	"  ip 0x1200 1\n"
 	"  edge 0x1300 -> 0:0x1200 1\n"
-	"object 1 build-id " LIB_ID " path /t/lib.so samples 0 ips 0 edges 1 ranges 0 branches 0\n"
+	"object 1 build-id " LIB_ID " path /t/lib.so samples 0 ips 0 edges 2 ranges 0 branches 0\n"
 	"  edge 0x2000 -> 0:0x12ff 1\n"
-	/* whole stacks: the user one, the anonymous leaf whose chain stops
-	 * there, and the unmapped leaf under main */
+	/* the kernel sample's user IP is no return address: no -1 */
+	"  edge 0x2010 -> 0:0x1300 1\n"
+	/* whole stacks: the user one, the kernel sample's user stack under
+	 * the kernel mark (as pgoprof-record keeps it), the anonymous leaf
+	 * whose chain stops there, and the unmapped leaf under main */
 	"stack 1 0:0x1200 0:0x1300 1:0x2000\n"
+	"stack 1 kernel 0:0x1300 1:0x2010\n"
 	"stack 1 unknown\n"
 	"stack 1 unknown 0:0x1300\n";
 
@@ -128,7 +132,9 @@ static const char chain_offsets[] =
 	"\n"
 	"exe 100/100 10.002000:     250000 cpu-clock: \n"
 	"\tffffffff81000100 do_syscall ([kernel.kallsyms])\n"
+	"\tffffffff81000200 entry_SYSCALL_64 ([kernel.kallsyms])\n"
 	"\t            1300 main (/t/exe)\n"
+	"\t            2010 __libc_start_main (/t/lib.so)\n"
 	"\n"
 	"exe 100/100 10.003000:     250000 cpu-clock: \n"
 	"\t             100 __vdso_clock_gettime ([vdso])\n"
@@ -150,7 +156,9 @@ static const char chain_addresses[] =
 	"\n"
 	"exe 100/100 10.002000:     250000 cpu-clock: \n"
 	"\tffffffff81000100 do_syscall ([kernel.kallsyms])\n"
+	"\tffffffff81000200 entry_SYSCALL_64 ([kernel.kallsyms])\n"
 	"\t    555555555300 main (/t/exe)\n"
+	"\t    7f0000002010 __libc_start_main (/t/lib.so)\n"
 	"\n"
 	"exe 100/100 10.003000:     250000 cpu-clock: \n"
 	"\t    7f0000100100 __vdso_clock_gettime ([vdso])\n"
