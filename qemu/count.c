@@ -426,7 +426,10 @@ static uint64_t key_of(uint64_t a)
 	const struct map *m = maps_dirty ? NULL : maps_find(a);
 	uint64_t off;
 
-	if (!m || !m->path) {
+	/* Read again only when the address is new to the table or a mapping
+	 * may have been replaced (maps_dirty): not for each block of a JIT's
+	 * anonymous code, which is where it was. */
+	if (!m) {
 		maps_read();
 		m = maps_find(a);
 	}

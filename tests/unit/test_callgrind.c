@@ -5,6 +5,7 @@
  * this test program itself (its build-ID and PT_LOAD segments). */
 #include "capture.h"
 #include "check.h"
+#include "testutil.h"
 #include "../../proc/elfaddr.h"
 #include "../../import/callgrind.h"
 #include "../../lib/util.h"
@@ -300,22 +301,11 @@ static void test_bad_input(void)
 
 int main(void)
 {
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int fd;
-	Elf *elf;
-
-	self[n > 0 ? n : 0] = '\0';
-	elf_version(EV_CURRENT);
-	fd = open(self, O_RDONLY);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	nsegs = elf_load_segments(elf, &segs);
-	if (nsegs < 1) {
+	if ((nsegs = test_self_segments(self, &segs)) < 1) {
 		printf("FAIL cannot read %s\n", self);
 		return 1;
 	}
 	text = segs[0].vaddr + 0x100;	/* executable segments come first */
-	elf_end(elf);
-	close(fd);
 	RUN(test_counts_and_calls);
 	RUN(test_plt);
 	RUN(test_name_redefined);

@@ -6,6 +6,7 @@
  * input.  The object is this test program itself. */
 #include "capture.h"
 #include "check.h"
+#include "testutil.h"
 #include "../../proc/elfaddr.h"
 #include "../../import/qemucount.h"
 #include "../../lib/util.h"
@@ -145,23 +146,13 @@ static void test_bad_input(void)
 
 int main(void)
 {
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct load_seg *segs;
-	int fd, nsegs;
-	Elf *elf;
 
-	self[n > 0 ? n : 0] = '\0';
-	elf_version(EV_CURRENT);
-	fd = open(self, O_RDONLY);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	nsegs = elf_load_segments(elf, &segs);
-	if (nsegs < 1) {
+	if (test_self_segments(self, &segs) < 1) {
 		printf("FAIL cannot read %s\n", self);
 		return 1;
 	}
 	text_off = segs[0].offset + 0x100;	/* executable segments come first */
-	elf_end(elf);
-	close(fd);
 	free(segs);
 	RUN(test_counts_calls_processes);
 	RUN(test_unattributed_by_reason);

@@ -6,8 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
 #include "../../convert/fstree.h"
 #include "../../convert/llvm_text.h"
+#include "../../proc/elfaddr.h"
 
 /* p as LLVM text (malloc'd): what the tests compare profiles by. */
 static inline char *profile_text(const struct fs_profile *p)
@@ -53,6 +57,26 @@ static inline int test_run(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return system(cmd);
+}
+
+/* This test program's path (in self, PATH_MAX bytes) and its PT_LOAD
+ * segments (*segs malloc'd): the object the importers' tests name.
+ * Returns the number of segments, executable ones first, or -1. */
+static inline int test_self_segments(char *self, struct load_seg **segs)
+{
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+	int fd, nsegs;
+	Elf *elf;
+
+	self[n > 0 ? n : 0] = '\0';
+	elf_version(EV_CURRENT);
+	if ((fd = open(self, O_RDONLY)) < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	nsegs = elf ? elf_load_segments(elf, segs) : -1;
+	elf_end(elf);
+	close(fd);
+	return nsegs;
 }
 
 #endif
