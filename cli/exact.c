@@ -144,21 +144,6 @@ static int parse_args(struct exact *e, int argc, char **argv)
 	return 0;
 }
 
-/* The directory of this executable, in buf.  0 or -1. */
-static int self_dir(char *buf, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (!(slash = strrchr(buf, '/')))
-		return -1;
-	*slash = '\0';
-	return 0;
-}
-
 /* name as execvp(3) finds it (PATH, or a name with a '/'), in out. */
 static int find_program(const char *name, char *out, size_t size)
 {
@@ -189,7 +174,7 @@ static int find_plugin(char *out, size_t size)
 	char dir[PATH_MAX];
 	const char *where[] = { "%s/" PLUGIN, "%s/../lib/pgoprof/" PLUGIN };
 
-	if (self_dir(dir, sizeof(dir)))
+	if (exe_dir(dir, sizeof(dir)))
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
 		if ((size_t)snprintf(out, size, where[i], dir) < size &&

@@ -14,22 +14,15 @@
 int cmd_record(int argc, char **argv)
 {
 	char self[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--exact"))
 			return cmd_record_exact(argc, argv);
 	argv[0] = "pgoprof-record";
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/pgoprof-record", self);
-			if (!access(path, X_OK))
-				execv(path, argv);
-		}
+	if (!exe_dir(self, sizeof(self))) {
+		snprintf(path, sizeof(path), "%s/pgoprof-record", self);
+		if (!access(path, X_OK))
+			execv(path, argv);
 	}
 	execvp("pgoprof-record", argv);
 	err("cannot run pgoprof-record: %s (is it installed next to pgoprof or in PATH?)",

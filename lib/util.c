@@ -552,3 +552,17 @@ int stdout_close(void)
 		rc = stdout_failed(errno);
 	return rc;
 }
+
+int exe_dir(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(slash = strrchr(buf, '/')))
+		return -1;
+	*slash = '\0';
+	return 0;
+}

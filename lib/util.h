@@ -125,6 +125,9 @@ uint8_t *read_input(const char *path, size_t *len, input_probe *probe);
 const char *input_name(const char *path);
 /* read_input() without a probe. */
 uint8_t *read_whole_file(const char *path, size_t *len);
+/* The directory of this program's executable (/proc/self/exe), in buf:
+ * where pgoprof finds pgoprof-record and its qemu plugin.  0 or -1. */
+int exe_dir(char *buf, size_t size);
 
 /* After writing to standard output: flush it; if that or an earlier write
  * failed, print "cannot write standard output: REASON" (once a process)
