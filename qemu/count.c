@@ -9,7 +9,12 @@
  * counter is one word shared by the threads (vCPUs) and loses increments
  * when two run the same block, and the callback also sees which block
  * follows a call.  It costs about 15% more than the inline add (gzip:
- * 2.6x against 3.0x native, plain QEMU 2.4x).
+ * 2.6x against 3.0x native, plain QEMU 2.4x).  Most blocks take the
+ * cheapest callback (on_light): a direct call's callee is known when it
+ * is translated, and so is whether a direct jump can reach a function's
+ * first instruction; only indirect calls and jumps, calls through PLT
+ * entries and function entries need to know which block ran before
+ * (lua: 2.75 s to 2.25 s, plain QEMU 1.6 s).
  *
  * Addresses: each instruction's host address (the guest's memory is the
  * host's, at guest_base) is looked up in the host's /proc/self/maps,
@@ -61,6 +66,9 @@ struct tbinfo {
 	uint8_t entry;		/* the first is a function's first */
 	uint8_t stub;		/* only a jump through memory (a PLT entry):
 				 * a call's callee is where it goes */
+	uint8_t dyn;		/* its successor decides whether it calls */
+	uint8_t fixed;		/* always calls fixed_callee (its key) */
+	uint64_t fixed_callee;
 	uint64_t key[];
 };
 
@@ -82,6 +90,7 @@ struct vcpu {
 struct map {
 	uint64_t start, end, pgoff;
 	char *path;		/* NULL: not a file */
+	int readable;
 };
 
 /* The architecture's numbers (arch/ * /include/uapi/asm/unistd.h). */
@@ -93,7 +102,14 @@ struct arch {
 	int (*is_call)(const uint8_t *b, size_t len);
 	int (*is_stub)(const uint8_t *b, size_t len, size_t n);
 	int (*is_jump)(const uint8_t *b, size_t len);
+	/* A direct call or jump: its kind and target's displacement from
+	 * the next instruction; NULL: every call and jump is followed. */
+	int (*direct)(const uint8_t *b, size_t len, int64_t *rel);
+	/* the first bytes of a PLT entry at b (size readable bytes) */
+	int (*at_stub)(const uint8_t *b, size_t size);
 };
+
+enum { DIRECT_NONE, DIRECT_CALL, DIRECT_JMP, DIRECT_JCC };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vcpu *vcpus[MAX_VCPUS];
@@ -225,9 +241,61 @@ static int a64_is_jump(const uint8_t *b, size_t len)
 			    (w & 0xfffffc1f) == 0xd61f0000);
 }
 
+static int64_t le_signed(const uint8_t *b, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | b[i];
+	return n == 1 ? (int8_t)v : (int32_t)v;
+}
+
+/* x86-64: call rel32, jmp rel32/rel8, jcc rel8/rel32, jrcxz, whole,
+ * after at most the branch-hint and bnd prefixes (an operand-size or REX
+ * prefix, never emitted for these, is left to the successor). */
+static int x86_direct(const uint8_t *b, size_t len, int64_t *rel)
+{
+	size_t i = 0;
+
+	while (i < len && (b[i] == 0xf2 || b[i] == 0x2e || b[i] == 0x3e))
+		i++;
+	if (i >= len)
+		return DIRECT_NONE;
+	if ((b[i] == 0xe8 || b[i] == 0xe9) && len == i + 5) {
+		*rel = le_signed(b + i + 1, 4);
+		return b[i] == 0xe8 ? DIRECT_CALL : DIRECT_JMP;
+	}
+	if (b[i] == 0xeb && len == i + 2) {
+		*rel = le_signed(b + i + 1, 1);
+		return DIRECT_JMP;
+	}
+	if (((b[i] & 0xf0) == 0x70 || b[i] == 0xe3) && len == i + 2) {
+		*rel = le_signed(b + i + 1, 1);
+		return DIRECT_JCC;
+	}
+	if (b[i] == 0x0f && len == i + 6 && (b[i + 1] & 0xf0) == 0x80) {
+		*rel = le_signed(b + i + 2, 4);
+		return DIRECT_JCC;
+	}
+	return DIRECT_NONE;
+}
+
+/* The bytes x86_is_stub matches as a block's last instruction, at the
+ * start of a block: [endbr64] [bnd] jmp *disp32(%rip). */
+static int x86_at_stub(const uint8_t *b, size_t size)
+{
+	if (size >= 4 && !memcmp(b, "\xf3\x0f\x1e\xfa", 4))
+		b += 4, size -= 4;
+	if (size >= 1 && b[0] == 0xf2)
+		b++, size--;
+	return size < 2 || (b[0] == 0xff && b[1] == 0x25);
+}
+
 static const struct arch arches[] = {
-	{ "x86_64", EM_X86_64, 56, 57, 58, 59, 322, 9, 11, 25, x86_is_call, x86_is_stub, x86_is_jump },
-	{ "aarch64", EM_AARCH64, 220, -1, -1, 221, 281, 222, 215, 216, a64_is_call, a64_is_stub, a64_is_jump },
+	{ "x86_64", EM_X86_64, 56, 57, 58, 59, 322, 9, 11, 25, x86_is_call, x86_is_stub,
+	  x86_is_jump, x86_direct, x86_at_stub },
+	{ "aarch64", EM_AARCH64, 220, -1, -1, 221, 281, 222, 215, 216, a64_is_call, a64_is_stub,
+	  a64_is_jump, NULL, NULL },
 };
 
 /* ---- the table ---- */
@@ -307,10 +375,11 @@ static void maps_read(void)
 	nmaps = 0;
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off;
+		char perms[8] = "";
 		int pos = 0;
 		char *p;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &pos) < 3 || !pos)
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4 || !pos)
 			continue;
 		if (nmaps == cap)
 			maps = realloc(maps, (cap = cap ? 2 * cap : 256) * sizeof(*maps));
@@ -318,7 +387,8 @@ static void maps_read(void)
 			abort();
 		p = line + pos;
 		p[strcspn(p, "\n")] = '\0';
-		maps[nmaps++] = (struct map){ s, e, off, *p == '/' ? strdup(p) : NULL };
+		maps[nmaps++] = (struct map){ s, e, off, *p == '/' ? strdup(p) : NULL,
+					      perms[0] == 'r' };
 	}
 	if (f)
 		fclose(f);
@@ -482,15 +552,15 @@ static __attribute__((noinline)) void on_block_thread(unsigned int v,
 		return;
 	if (c->caller && (c->caller->call || t->entry))
 		tab_add(&c->calls, c->caller->key[c->caller->n - 1], t->key[0], 1);
-	c->caller = t->call || t->jump ? t : NULL;
+	c->caller = t->dyn ? t : NULL;
 }
 
 static struct tab calls0;		/* the first thread's calls */
-static struct tbinfo *caller0;
+static struct tbinfo *caller0;		/* a dyn block that just ran */
 
-/* Each execution of a block.  The first thread (vCPU 0: the process's
- * first thread, or a fork's child) counts in the block itself: the
- * hottest path is one add, a test and a branch. */
+/* Each execution of a block that is a function's first or a dyn block.
+ * The first thread (vCPU 0: the process's first thread, or a fork's
+ * child) counts in the block itself. */
 static void on_block(unsigned int v, void *udata)
 {
 	struct tbinfo *t = udata;
@@ -500,13 +570,41 @@ static void on_block(unsigned int v, void *udata)
 		return;
 	}
 	t->count++;
-	if (t->stub)	/* a PLT entry: the call goes on to its target */
-		return;
 	/* A call's callee; or a jump's target that is a function's first
 	 * instruction (a tail call), as callgrind counts calls. */
 	if (caller0 && (caller0->call || t->entry))
 		callee_seen(&calls0, caller0, t);
-	caller0 = t->call || t->jump ? t : NULL;
+	caller0 = t->dyn ? t : NULL;
+}
+
+/* Any other block but a PLT entry's: the hottest path, one add and a
+ * test where the block before was not dyn. */
+static void on_light(unsigned int v, void *udata)
+{
+	struct tbinfo *t = udata;
+
+	if (__builtin_expect(v != 0, 0)) {
+		on_block_thread(v, t);
+		return;
+	}
+	t->count++;
+	if (__builtin_expect(caller0 != NULL, 0)) {
+		if (caller0->call)
+			callee_seen(&calls0, caller0, t);
+		caller0 = NULL;
+	}
+}
+
+/* A PLT entry: the call goes on to its target. */
+static void on_stub(unsigned int v, void *udata)
+{
+	struct tbinfo *t = udata;
+
+	if (__builtin_expect(v != 0, 0)) {
+		on_block_thread(v, t);
+		return;
+	}
+	t->count++;
 }
 
 static struct tab firsts;	/* first instruction's key -> its length */
@@ -543,6 +641,47 @@ static void split_insn(struct tbinfo *t, uint64_t last_vaddr)
 		tab_set(&suspects, last, 0, (uintptr_t)t);
 }
 
+/* Where the code at guest address va is: its key, and 1 if a block
+ * there may be a PLT entry (or its bytes cannot be read).  Called with
+ * lock held. */
+static int target_of(uint64_t va, uint64_t *key)
+{
+	uint64_t h = va + guest_base;
+	const struct map *m;
+
+	*key = key_of(h);
+	m = maps_find(h);
+	return !m || !m->readable ||
+	       arch->at_stub((const uint8_t *)(uintptr_t)h, m->end - h < 16 ? m->end - h : 16);
+}
+
+/* Whether a block's successor must be seen to count its calls (dyn), or
+ * its call is fixed (a direct call, or a direct jump to a function's
+ * first instruction: the callee is known at translation), or it never
+ * calls (a direct jump that cannot reach a function's first
+ * instruction).  A PLT entry at the target, whose callee is where it
+ * goes, leaves it to the successor.  The successors of a block that is
+ * not dyn need not look for a caller: why on_light is cheap.  Called
+ * with lock held. */
+static void classify(struct tbinfo *t, const uint8_t *last, size_t len, uint64_t last_va)
+{
+	int64_t rel = 0;
+	int kind = arch->direct ? arch->direct(last, len, &rel) : DIRECT_NONE;
+	uint64_t next = last_va + len, to = next + (uint64_t)rel, key, fkey;
+
+	t->dyn = t->call || t->jump;
+	if (!t->dyn || kind == DIRECT_NONE || target_of(to, &key))
+		return;
+	if (kind == DIRECT_CALL || (kind == DIRECT_JMP && is_entry(key))) {
+		t->fixed = 1;
+		t->fixed_callee = key;
+		t->dyn = 0;
+	} else if (kind == DIRECT_JMP || (kind == DIRECT_JCC && !is_entry(key) &&
+					  !target_of(next, &fkey) && !is_entry(fkey))) {
+		t->dyn = 0;
+	}
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), len = 0;
@@ -574,6 +713,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	t->stub = !t->call && arch->is_stub(last, len, n);
 	t->jump = !t->call && !t->stub && arch->is_jump(last, len);
 	t->entry = is_entry(t->key[0]);
+	classify(t, last, len, qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)));
 	if (ntbs / CHUNK >= MAX_CHUNKS) {	/* never seen: 2^27 blocks */
 		pthread_mutex_unlock(&lock);
 		free(t);
@@ -584,7 +724,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		abort();
 	tbs[ntbs++] = t;
 	pthread_mutex_unlock(&lock);
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, t);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, t->stub ? on_stub :
+					     t->entry || t->dyn ? on_block : on_light,
+					     QEMU_PLUGIN_CB_NO_REGS, t);
 }
 
 /* Forget every count: a fork's child, or an image that was written. */
@@ -698,6 +840,8 @@ static void dump(void)
 
 		for (uint32_t k = 0; t->count && k < t->n; k++)
 			tab_add(&insns, t->key[k], 0, t->count);
+		if (t->fixed && t->count)
+			tab_add(&calls, t->key[t->n - 1], t->fixed_callee, t->count);
 		if (t->callee)
 			tab_add(&calls, t->key[t->n - 1], t->callee->key[0], t->ncallee);
 	}
@@ -715,6 +859,9 @@ static void dump(void)
 
 			for (uint32_t k = 0; n && k < tbs[i]->n; k++)
 				tab_add(&insns, tbs[i]->key[k], 0, n);
+			if (tbs[i]->fixed && n)
+				tab_add(&calls, tbs[i]->key[tbs[i]->n - 1],
+					tbs[i]->fixed_callee, n);
 		}
 		for (size_t i = 0; i < c->calls.cap; i++)
 			if (c->calls.v[i])

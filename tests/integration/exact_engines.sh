@@ -100,6 +100,58 @@ tcalls=$("$PGOPROF" show tail.raw | awk "$AWKHEX"' $1 == "object" { on = ($6 == 
 check "exact_engines: a tail call (jmp at 0x$jmp) counted as 1000 calls ($tcalls)" \
 	test -n "$jmp" -a "$tcalls" = 1000
 
+# The plugin knows a direct call's callee, and whether a direct jump can
+# reach a function's first instruction, when it translates the block; the
+# other calls it follows at run time.  Each kind of call site, with the
+# number of calls the loop makes (n = 1000): a conditional tail call and
+# a fall-through into the next function (written in assembly: compilers
+# rarely emit them), a tail call through a PLT entry, an indirect tail
+# call, an indirect call, direct calls.
+cat >kinds.c <<'C'
+#include <stdlib.h>
+__attribute__((noinline)) int leaf(int x) { return x * 3 + (x >> 2); }
+int ctail(int), ftail(int);
+__asm__(".text\n.globl ctail\n.type ctail,@function\nctail:\n"
+	"\ttestb $1, %dil\n\tjne leaf\n\tleal -1(%rdi), %eax\n\tret\n.size ctail, .-ctail\n"
+	".Lodd:\n\tmovl %edi, %eax\n\tret\n"
+	".globl ftail\n.type ftail,@function\nftail:\n"
+	"\ttestb $1, %dil\n\tjne .Lodd\n.size ftail, .-ftail\n"
+	".globl fnext\n.type fnext,@function\nfnext:\n\tleal 2(%rdi), %eax\n\tret\n.size fnext, .-fnext\n");
+__attribute__((noinline)) int viaplt(const char *s) { return (int)strtol(s, NULL, 10); }
+int (*volatile fp)(int) = leaf;
+__attribute__((noinline)) int indirect(int x) { return fp(x); }
+int main(int argc, char **argv)
+{
+	int s = 0, n = atoi(argv[1]);
+
+	for (int i = 0; i < n; i++)
+		s += ctail(i) + ftail(i) + viaplt(argv[1]) + indirect(i) + fp(i);
+	return s & 1;
+}
+C
+$CLANG -O2 -g -o kinds kinds.c
+"$PGOPROF" record --exact --engine qemu -q -o kinds.raw -- ./kinds 1000
+"$PGOPROF" show kinds.raw | awk "$AWKHEX"' $1 == "object" { on = ($6 == "'"$D/kinds"'") }
+	on && $1 == "branch" { split($4, c, ":"); print hex($2), (c[1] == 0 ? hex(c[2]) : "lib"), $5 }' >kinds.calls
+# what, site, callee (its offset, or "lib": libc's strtol, not the PLT entry), calls
+nm kinds | awk "$AWKHEX"'{ print $3, hex($1) }' >kinds.syms
+objdump -d --no-show-raw-insn kinds | awk "$AWKHEX"'
+	FNR == NR { at[$1] = $2; next }
+	/^[0-9a-f]+ <[^>]*>:$/ { fn = $2 } { a = $1; sub(":", "", a); a = hex(a) }
+	/	j[a-z]* .*<leaf>/ && fn == "<ctail>:" { print "ctail", a, at["leaf"], 500 }
+	/	j[a-z]* / && fn == "<ftail>:" { print "ftail", a, at["fnext"], 500 }
+	/	jmp .*<strtol@plt>/ && fn == "<viaplt>:" { print "viaplt", a, "lib", 1000 }
+	/	jmp +\*/ && fn == "<indirect>:" { print "indirect", a, at["leaf"], 1000 }
+	/	call +\*/ && fn == "<main>:" { print "main-indirect", a, at["leaf"], 1000 }
+	match($0, /	call .*<(ctail|ftail|viaplt|indirect)>/) { f = $NF; gsub(/[<>]/, "", f)
+		print "main-direct", a, at[f], 1000 }' kinds.syms - >kinds.want
+while read -r what site callee want; do
+	got=$(awk -v s="$site" -v c="$callee" '$1 == s && $2 == c { print $3 }' kinds.calls)
+	check "exact_engines: call kinds: $what (0x$(printf %x "$site")): ${got:-no} calls to its callee ($want)" \
+		test "${got:-0}" = "$want"
+done <kinds.want
+check "exact_engines: call kinds: 9 call sites found in the binary" test "$(wc -l <kinds.want)" = 9
+
 # Code in no file (a JIT's): unattributed by reason.
 cat >jit.c <<'C'
 #include <string.h>
