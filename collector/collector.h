@@ -171,6 +171,7 @@ void sampling_attr(const struct collector *c, struct perf_event_attr *a);
 /* The rate limited (stack mode) and the sampling events opened with the
  * BPF program attached.  0, or -1 after a message. */
 int open_events(struct collector *c);
+/* The sampling events detached and closed; safe when none is open. */
 void close_sampling(struct collector *c);
 
 /* bpfload.c */
