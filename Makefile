@@ -60,7 +60,7 @@ $(B)/record.skel.h: $(B)/record.bpf.o
 # --as-needed: a library the program does not call is not loaded at each
 # start.  pgoprof loads capstone itself when it first decodes
 # (convert/insn.c): `pgoprof record` and the like start without it.
-pgoprof-record: $(B)/collector/record.o $(RECORD_LIBS)
+pgoprof-record: $(call obj,$(RECORD_MAIN)) $(RECORD_LIBS)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ -lbpf -ldw -lelf -lz
 
 pgoprof: $(B)/cli/pgoprof.o $(PGOPROF_LIBS) $(PB_OBJ)
@@ -81,8 +81,9 @@ $(B)/pprof/profile.pb-c.o: $(B)/pprof/profile.pb-c.c
 	$(CC) $(CFLAGS) -c $< -o $@
 $(call obj,convert/pprof.c import/pprof.c) $(B)/san/convert/pprof.o \
 	$(B)/san/import/pprof.o $(B)/san/tests/unit/test_pprof.o: $(B)/pprof/profile.pb-c.h
-# Everything of collector/ but its main file compiles without the skeleton.
-$(B)/collector/record.o: $(B)/record.skel.h
+# The collector's library compiles without the skeleton; pgoprof-record's
+# own files (layers.mk RECORD_MAIN) include it.
+$(call obj,$(RECORD_MAIN)): $(B)/record.skel.h
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -16,8 +16,12 @@
 # synth/ (synthesized branch records and perf.data, for tests and
 # benchmarks) is linked by no program.
 LAYERS := cli report collector convert import synth proc raw lib
-# Files with main(): the programs themselves, not members.
-LAYER_MAINS := cli/pgoprof.c collector/record.c
+# pgoprof-record's own files: main.c and the files of its phases
+# (collector/collector.h), which only it calls.
+RECORD_MAIN := $(addprefix collector/,main.c options.c launch.c events.c \
+	bpfload.c collect.c summary.c)
+# The programs' own files (with main()), not members.
+LAYER_MAINS := cli/pgoprof.c $(RECORD_MAIN)
 
 layer_src = $(filter-out $(LAYER_MAINS),$(wildcard $(1)/*.c))
 layer_libs = $(foreach l,$(filter $(2),$(LAYERS)),$(1)/lib$(l).a)

@@ -81,7 +81,7 @@ _dropped_or_gone() { # PID CAPEFF: PID's CapEff is not CAPEFF, or PID ended
 		grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
 }
 # wait_recording PID: until pgoprof-record PID (started by us, as root)
-# records.  Its last step of setting up (collector/record.c, main: the BPF
+# records.  Its last step of setting up (collector/main.c, main: the BPF
 # programs loaded, the events open and attached; only then is the command
 # started) drops its capabilities (collector/privdrop.c), so its CapEff
 # then differs from ours.  Fails if PID ends first, or after 60 s.

@@ -20,8 +20,9 @@
  *   - cmd_merge, cmd_show, cmd_check, cmd_import (cli/): option parsing
  *     and file reading/writing are one function, and several bad options
  *     die(2);
- *   - pgoprof-record's parse_options (collector/record.c): static in a file
- *     that needs the BPF skeleton and libbpf, and every error path exits.
+ *   - pgoprof-record's parse_options (collector/options.c): one of the
+ *     program's own files, not in the collector's archive (layers.mk
+ *     RECORD_MAIN), and every error path exits.
  * Their file formats are fuzzed by the other targets. */
 #include "../../cli/cmds.h"
 #include "../../convert/convert.h"

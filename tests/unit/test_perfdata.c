@@ -703,7 +703,7 @@ static void want_stack(struct raw_profile *w, int self_by_id)
 }
 
 /* make_stack_file's sample in the kernel is one stack, as pgoprof-record
- * keeps it (collector/record.c add_stack()): the kernel mark, then the
+ * keeps it (collector/collect.c add_stack()): the kernel mark, then the
  * user IP that entered the kernel and its caller. */
 static int kernel_stack_ok(const struct raw_profile *p)
 {
