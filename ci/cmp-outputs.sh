@@ -52,10 +52,10 @@ while IFS= read -r r; do
 	for f in llvm-text llvm-extbinary afdo; do
 		run "$f$i" convert "$r" --binary "$W/hot" -f "$f" -o @OUT@
 	done
-done < <(find "$W" -name '*.raw' | sort)
+done < <(find "$W/" -name '*.raw' | sort)
 while IFS= read -r d; do
 	i=$((i + 1))
 	run "import$i" import -q -o @OUT@ "$d"
-done < <(find "$W" -name '*.data' | sort)
+done < <(find "$W/" -name '*.data' | sort)
 echo "$n commands, $bad differences"
 [ "$bad" -eq 0 ]
