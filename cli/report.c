@@ -120,13 +120,13 @@ static int parse(int argc, char **argv, struct ropts *o)
 			break;
 		case 's':
 			if (strcmp(optarg, "self") && strcmp(optarg, "total"))
-				return err("--sort %s: give self or total", optarg);
+				return err("--sort %s: give self or total", optarg), CMD_USAGE;
 			o->by_total = !strcmp(optarg, "total");
 			break;
 		case 'n':
 			o->limit = strtol(optarg, &end, 10);
 			if (!*optarg || *end || o->limit < 0)
-				return err("--limit %s: give a count, 0 (all) or more", optarg);
+				return err("--limit %s: give a count, 0 (all) or more", optarg), CMD_USAGE;
 			break;
 		case 'f': o->function = optarg; break;
 		case 'o': o->output = optarg; break;
@@ -135,22 +135,20 @@ static int parse(int argc, char **argv, struct ropts *o)
 		case O_JSON: o->json = 1; break;
 		case O_FOLDED: o->folded = 1; o->flags |= REP_OFFSETS; break;
 		case O_SVG: o->svg = optarg; o->flags |= REP_OFFSETS; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return -1;
-	}
+	if (optind + 1 != argc)
+		return cmd_usage(usage, CMD_USAGE);
 	if ((o->folded || o->svg) && (o->json || o->function || o->source || o->by_total))
-		return err("--folded and --svg write stacks only: not with --json, --function, --source or --sort");
+		return err("--folded and --svg write stacks only: not with --json, --function, --source or --sort"), CMD_USAGE;
 	if (o->folded && o->svg)
-		return err("--folded and --svg: give one (the SVG draws the folded stacks)");
+		return err("--folded and --svg: give one (the SVG draws the folded stacks)"), CMD_USAGE;
 	if (o->svg && o->output)
-		return err("--svg FILE is the output; -o is for the text reports");
+		return err("--svg FILE is the output; -o is for the text reports"), CMD_USAGE;
 	o->path = argv[optind];
-	return 0;
+	return CMD_GO_ON;
 }
 
 /* Output to standard output, or to a file that appears whole. */
@@ -178,12 +176,13 @@ int cmd_report(int argc, char **argv)
 	struct strtab names;
 	struct rep_model m;
 	struct rep_input in;
-	int rc = 1;
+	int rc = parse(argc, argv, &o);
 
-	if (parse(argc, argv, &o)) {
+	if (rc != CMD_GO_ON) {
 		free(o.bins);
-		return 2;
+		return rc;
 	}
+	rc = 1;
 	strtab_init(&names);
 	rep_model_init(&m, &names);
 	if (!rep_load(&in, o.path, o.bins, o.nbin, o.flags, &m)) {
