@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The layers of DESIGN.md as static libraries: each directory's sources
+# The layers (docs/design.md) as static libraries: each directory's sources
 # (its *.c, but the programs' main files) are one archive per object tree,
 # TREE/libDIR.a.  Programs, unit tests, fuzzers and bench tools link the
 # archives, so no source list is kept by hand: a new file in a layer is in
@@ -11,11 +11,15 @@
 #                                 archives from TREE/DIR/*.o (the tree's
 #                                 own pattern rule compiles them)
 #
-# The order is ci/layers.sh's (lib < raw < proc < collector, convert,
-# import, synth < report < cli), highest first, as the linker wants it.
+# The order is layers.txt's (the one statement of it, which ci/layers.sh
+# checks the includes against), highest first, as the linker wants it.
 # synth/ (synthesized branch records and perf.data, for tests and
 # benchmarks) is linked by no program.
-LAYERS := cli report collector convert import synth proc raw lib
+LAYERS_FILE := $(dir $(lastword $(MAKEFILE_LIST)))layers.txt
+LAYERS := $(strip $(shell awk '{ sub(/\#.*/, "") } NF { l[n++] = $$0 } END { while (n--) print l[n] }' $(LAYERS_FILE)))
+ifeq ($(strip $(LAYERS)),)
+$(error $(LAYERS_FILE): no layers)
+endif
 # pgoprof-record's own files: main.c and the files of its phases
 # (collector/collector.h), which only it calls.
 RECORD_MAIN := $(addprefix collector/,main.c options.c launch.c events.c \

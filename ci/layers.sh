@@ -7,16 +7,9 @@
 #   FILE:LINE: includes "INC" (LAYER DIR) from layer DIR
 # naming the file, the line and the include; 2 for bad usage.
 #
-# The layers, low to high (a file may include its own directory and any
-# lower layer):
-#   0  lib/ and top-level headers (version.h): helpers that know nothing
-#   1  raw/        the raw profile format
-#   2  proc/       address spaces: mappings, build-IDs, ELF segments, unwinding
-#   3  collector/ convert/ import/ synth/   what makes and what reads raw
-#                  profiles, and synthesized inputs for tests and benchmarks
-#                  (same rank: none includes another)
-#   4  report/     reports over raw and compiler profiles
-#   5  cli/        the commands
+# The layers, low to high, are TOP/layers.txt's, one rank a line (a file
+# may include its own directory and any lower rank; top-level headers such
+# as version.h rank with the lowest).
 # bpf/ is the kernel side, outside the ranks: only collector/ and proc/
 # include its headers, and it includes nothing of user space but what
 # EXCEPTIONS lists.  qemu/ is the exact-count plugin, loaded into
@@ -28,6 +21,7 @@ set -u
 TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 [ $# -le 1 ] && [ -d "$TOP" ] || { echo "usage: sh ci/layers.sh [TOP]" >&2; exit 2; }
 cd "$TOP" || exit 2
+[ -r layers.txt ] || { echo "ci/layers.sh: no layers.txt under $TOP" >&2; exit 2; }
 
 # Includes allowed against the rules, one a line: FILE INCLUDED-FILE, then
 # why (both paths from TOP).
@@ -35,7 +29,8 @@ EXCEPTIONS='
 bpf/record.h proc/stackdepth.h  the kernel stack depth (PERF_MAX_STACK_DEPTH), one #define shared by the BPF program and user space
 '
 
-DIRS="lib raw proc collector convert import synth report cli bpf qemu"
+RANKED=$(sed 's/#.*//' layers.txt)
+DIRS="$(echo $RANKED) bpf qemu"
 files=$(find $DIRS -name '*.[ch]' 2>/dev/null | sort)
 [ -n "$files" ] || { echo "ci/layers.sh: no sources under $TOP" >&2; exit 2; }
 
@@ -45,15 +40,11 @@ printf '%s\n' "$EXCEPTIONS" >"${TMPDIR:-/tmp}/layers.$$.exc"
 find . -type f ! -path './.git/*' | sed 's|^\./||' >"${TMPDIR:-/tmp}/layers.$$.files"
 # shellcheck disable=SC2086
 grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files |
-awk -v excf="${TMPDIR:-/tmp}/layers.$$.exc" -v listf="${TMPDIR:-/tmp}/layers.$$.files" '
+awk -v excf="${TMPDIR:-/tmp}/layers.$$.exc" -v listf="${TMPDIR:-/tmp}/layers.$$.files" \
+    -v layf=layers.txt '
 function rank(d) {
-	if (d == "" || d == "lib") return 0
-	if (d == "raw") return 1
-	if (d == "proc") return 2
-	if (d == "collector" || d == "convert" || d == "import" || d == "synth") return 3
-	if (d == "report") return 4
-	if (d == "cli") return 5
-	return -1		# bpf and the unranked
+	if (d == "") return 0	# top-level headers
+	return d in ranks ? ranks[d] : -1	# -1: bpf and the unranked
 }
 # dir/inc with "." and ".." resolved; "" if it leaves the tree.
 function resolve(dir, inc,    n, p, out, k, i, s) {
@@ -69,6 +60,12 @@ function resolve(dir, inc,    n, p, out, k, i, s) {
 	return s
 }
 BEGIN {
+	while ((getline l < layf) > 0) {
+		sub(/#.*/, "", l)
+		if ((n = split(l, w, " ")) == 0) continue
+		for (i = 1; i <= n; i++) ranks[w[i]] = nrank
+		nrank++
+	}
 	while ((getline l < excf) > 0)
 		if (split(l, f, " ") >= 2) exc[f[1] " " f[2]] = 1
 	while ((getline l < listf) > 0) exists[l] = 1

@@ -200,14 +200,13 @@ int cmd_annotate(int argc, char **argv)
 		case 'b': bins[nbin++] = optarg; break;
 		case 'o': output = optarg; break;
 		case O_ASM: asm_too = 1; break;
-		case 'h': usage(stdout); free(bins); return 0;
-		default: usage(stderr); free(bins); return 2;
+		case 'h': free(bins); return cmd_usage(usage, CMD_HELP);
+		default: free(bins); return cmd_usage(usage, CMD_USAGE);
 		}
 	}
 	if (optind + 2 != argc) {
-		usage(stderr);
 		free(bins);
-		return 2;
+		return cmd_usage(usage, CMD_USAGE);
 	}
 	rc = annotate(argv[optind], bins, nbin, argv[optind + 1], output, asm_too) ? 1 : 0;
 	free(bins);

@@ -436,14 +436,15 @@ static int check_raw(const struct raw_profile *p, const char *path,
 	return rc;
 }
 
-static double percent(const char *opt, const char *arg)
+/* opt's percentage arg into *v: 0, or -1 after a message. */
+static int percent(const char *opt, const char *arg, double *v)
 {
 	char *end;
-	double v = strtod(arg, &end);
 
-	if (end == arg || *end || !(v >= 0 && v <= 100))
-		die(2, "%s %s: give a percentage from 0 to 100", opt, arg);
-	return v;
+	*v = strtod(arg, &end);
+	if (end == arg || *end || !(*v >= 0 && *v <= 100))
+		return err("%s %s: give a percentage from 0 to 100", opt, arg);
+	return 0;
 }
 
 int cmd_check(int argc, char **argv)
@@ -468,17 +469,21 @@ int cmd_check(int argc, char **argv)
 		case 'b': o.binary = optarg; break;
 		case 'g': o.debug = optarg; break;
 		case 'r': o.recorded = optarg; break;
-		case 'm': o.min_fit = percent("--min-fit", optarg); break;
-		case OPT_HOT: o.hot = percent("--hot", optarg); break;
+		case 'm':
+			if (percent("--min-fit", optarg, &o.min_fit))
+				return CMD_USAGE;
+			break;
+		case OPT_HOT:
+			if (percent("--hot", optarg, &o.hot))
+				return CMD_USAGE;
+			break;
 		case OPT_ALLOW_STALE: o.allow_stale = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
-	if (!o.binary || optind + 1 != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (!o.binary || optind + 1 != argc)
+		return cmd_usage(usage, CMD_USAGE);
 	if (any_profile_read(&in, argv[optind]))
 		return 1;
 	if (in.is_raw) {

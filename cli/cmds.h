@@ -5,6 +5,23 @@
 #ifndef PGOPROF_CMDS_H
 #define PGOPROF_CMDS_H
 
+#include <stdio.h>
+
+/* The one -h and bad-usage contract of every command (pgoprof(1), "Common
+ * options" and "EXIT STATUS"; pgoprof-record(1) likewise): -h and --help
+ * print the usage on standard output, status 0; bad usage (an unknown
+ * option, a bad value, a missing argument) prints getopt's or the
+ * command's one-line message, then the usage, on standard error, status
+ * 2.  cmd_usage(usage, CMD_HELP or CMD_USAGE) prints the usage there and
+ * returns the status, which the command returns to main(): main() closes
+ * standard output, so a usage that cannot be written is status 1.  No
+ * command calls exit().  An option parser returns CMD_GO_ON to go on,
+ * else the status. */
+#define CMD_HELP 0
+#define CMD_USAGE 2
+#define CMD_GO_ON (-1)
+int cmd_usage(void (*usage)(FILE *), int status);
+
 int cmd_record(int argc, char **argv);
 /* record --exact (cli/exact.c): unprivileged, so not pgoprof-record. */
 int cmd_record_exact(int argc, char **argv);
@@ -14,8 +31,7 @@ void exact_report(const char *out, const struct raw_profile *p);
 int cmd_convert(int argc, char **argv);
 struct convert_options;
 /* convert's argv -> *o (getopt_long; reset optind first to parse twice).
- * Returns -1 to go on, else the exit status: 0 after -h (usage on
- * stdout), 2 after bad usage (a message or the usage on stderr).  *o's
+ * Returns CMD_GO_ON, else the exit status (cmd_usage's contract).  *o's
  * strings point into argv. */
 int convert_parse_args(struct convert_options *o, int argc, char **argv);
 int cmd_show(int argc, char **argv);

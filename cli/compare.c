@@ -118,14 +118,12 @@ int cmd_compare(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
-	if (optind + 2 != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind + 2 != argc)
+		return cmd_usage(usage, CMD_USAGE);
 	if (read_one(argv[optind], &a))
 		return 1;
 	if (read_one(argv[optind + 1], &b)) {

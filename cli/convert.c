@@ -182,16 +182,14 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 			}
 			break;
 		case 'q': o->quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
-	if (optind + 1 != argc || !o->binary) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind + 1 != argc || !o->binary)
+		return cmd_usage(usage, CMD_USAGE);
 	o->raw_path = argv[optind];
-	return -1;
+	return CMD_GO_ON;
 }
 
 int cmd_convert(int argc, char **argv)

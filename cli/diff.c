@@ -117,19 +117,17 @@ static int parse(int argc, char **argv, const char ***bins, size_t *nbin,
 		case 'n':
 			*limit = strtol(optarg, &end, 10);
 			if (!*optarg || *end || *limit < 0)
-				return err("--limit %s: give a count, 0 (all) or more", optarg);
+				return err("--limit %s: give a count, 0 (all) or more", optarg), CMD_USAGE;
 			break;
 		case O_NO_DEMANGLE: *flags |= REP_NO_DEMANGLE; break;
 		case O_JSON: *json = 1; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
-	if (optind + 2 != argc) {
-		usage(stderr);
-		return -1;
-	}
-	return 0;
+	if (optind + 2 != argc)
+		return cmd_usage(usage, CMD_USAGE);
+	return CMD_GO_ON;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -144,10 +142,12 @@ int cmd_diff(int argc, char **argv)
 	struct rep_diff d;
 	struct strtab names;
 
-	if (parse(argc, argv, &bins, &nbin, &limit, &flags, &json)) {
+	rc = parse(argc, argv, &bins, &nbin, &limit, &flags, &json);
+	if (rc != CMD_GO_ON) {
 		free(bins);
-		return 2;
+		return rc;
 	}
+	rc = 1;
 	strtab_init(&names);
 	for (; loaded < 2; loaded++) {
 		rep_model_init(&m[loaded], &names);

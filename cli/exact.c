@@ -131,17 +131,16 @@ static int parse_args(struct exact *e, int argc, char **argv)
 			break;
 		}
 		case 'q': e->quiet = 1; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 2;
+		case 'h': return cmd_usage(usage, CMD_HELP);
+		default: return cmd_usage(usage, CMD_USAGE);
 		}
 	}
 	if (optind >= argc && !e->print_engine) {
 		err("--exact: give the command to run, after --");
-		usage(stderr);
-		return 2;
+		return cmd_usage(usage, CMD_USAGE);
 	}
 	e->command = argv + optind;
-	return 0;
+	return CMD_GO_ON;
 }
 
 /* name as execvp(3) finds it (PATH, or a name with a '/'), in out. */
@@ -554,7 +553,7 @@ int cmd_record_exact(int argc, char **argv)
 	int status, nfiles, rc;
 	enum engine asked;
 
-	if ((rc = parse_args(&e, argc, argv)))
+	if ((rc = parse_args(&e, argc, argv)) != CMD_GO_ON)
 		return rc;
 	asked = e.engine;
 	if (drop_to_invoker() || choose_engine(&e))

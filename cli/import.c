@@ -299,17 +299,14 @@ int cmd_import(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			return cmd_usage(usage, CMD_HELP);
 		default:
-			usage(stderr);
-			return 2;
+			return cmd_usage(usage, CMD_USAGE);
 		}
 	}
 	if (optind == argc) {
 		err("give the perf.data file (or perf script text, or callgrind files) to import");
-		usage(stderr);
-		return 2;
+		return cmd_usage(usage, CMD_USAGE);
 	}
 	in = argv[optind];
 	buf = load(in, format, &len, &mapped, &fd);
@@ -330,8 +327,7 @@ int cmd_import(int argc, char **argv)
 			 FMT_PERF_SCRIPT : FMT_PERF_DATA;
 	if (format != FMT_CALLGRIND && optind + 1 != argc) {
 		err("give one input (merge raw profiles with 'pgoprof merge'); several are for callgrind's files");
-		usage(stderr);
-		rc = 2;
+		rc = cmd_usage(usage, CMD_USAGE);
 	} else if (format == FMT_CALLGRIND)
 		rc = import_callgrind(&prof, argv + optind, argc - optind, buf, len);
 	else if (format == FMT_PPROF)

@@ -40,22 +40,23 @@ static void usage(FILE *f)
 
 
 /* --weight FILE=N: N into *w and FILE (arg cut at the '=') into *file;
- * exits with status 2 when N is not an integer from 1 to 2^64-1. */
-static void parse_weight(char *arg, char **file, uint64_t *w)
+ * 0, or -1 after a message when N is not an integer from 1 to 2^64-1. */
+static int parse_weight(char *arg, char **file, uint64_t *w)
 {
 	char *eq = strrchr(arg, '='), *end;
 
 	if (!eq || !eq[1] || eq[1] == '-' || eq[1] == '+')
-		die(2, "--weight %s: give FILE=N with N a positive integer", arg);
+		return err("--weight %s: give FILE=N with N a positive integer", arg);
 	errno = 0;
 	*w = strtoull(eq + 1, &end, 10);
 	if (*end || !*w)
-		die(2, "--weight %s: give FILE=N with N a positive integer", arg);
+		return err("--weight %s: give FILE=N with N a positive integer", arg);
 	if (errno == ERANGE)
-		die(2, "--weight %s: N is above 2^64-1 (%llu), the largest count: give a smaller weight",
-		    arg, (unsigned long long)UINT64_MAX);
+		return err("--weight %s: N is above 2^64-1 (%llu), the largest count: give a smaller weight",
+			   arg, (unsigned long long)UINT64_MAX);
 	*eq = '\0';
 	*file = arg;
+	return 0;
 }
 
 /* One line if counts of out saturated (n of them, from raw_saturated or
@@ -180,21 +181,22 @@ int cmd_merge(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'w':
-			parse_weight(optarg, &wfile[nw], &wval[nw]);
+			if (parse_weight(optarg, &wfile[nw], &wval[nw])) {
+				rc = CMD_USAGE;
+				goto out;
+			}
 			nw++;
 			break;
 		case 'h':
-			usage(stdout);
+			rc = cmd_usage(usage, CMD_HELP);
 			goto out;
 		default:
-			usage(stderr);
-			rc = 2;
+			rc = cmd_usage(usage, CMD_USAGE);
 			goto out;
 		}
 	}
 	if (!out || optind >= argc) {
-		usage(stderr);
-		rc = 2;
+		rc = cmd_usage(usage, CMD_USAGE);
 		goto out;
 	}
 	for (int j = 0; j < nw; j++) {
@@ -202,9 +204,12 @@ int cmd_merge(int argc, char **argv)
 
 		for (int i = optind; i < argc; i++)
 			found |= !strcmp(wfile[j], argv[i]);
-		if (!found)
-			die(2, "--weight %s=...: %s is not among the files to merge",
+		if (!found) {
+			err("--weight %s=...: %s is not among the files to merge",
 			    wfile[j], wfile[j]);
+			rc = CMD_USAGE;
+			goto out;
+		}
 	}
 	if (merge_inputs(argv + optind, argc - optind, wfile, wval, nw, &dst)) {
 		rc = 1;

@@ -35,15 +35,11 @@ static void usage(FILE *f)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return cmd_usage(usage, CMD_USAGE);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
+	    !strcmp(argv[1], "help"))
+		return cmd_usage(usage, CMD_HELP);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("pgoprof %s\n", PGOPROF_VERSION);
 		return 0;
@@ -54,11 +50,12 @@ static int run(int argc, char **argv)
 
 			snprintf(name, sizeof(name), "pgoprof %s", cmds[i].name);
 			progname = name;
+			argv[1] = name;	/* getopt's messages: "pgoprof NAME: ..." */
 			return cmds[i].fn(argc - 1, argv + 1);
 		}
 	}
 	err("'%s' is not a pgoprof command; 'pgoprof --help' lists them", argv[1]);
-	return 2;
+	return CMD_USAGE;
 }
 
 /* What a command printed must have reached standard output: a full disk

@@ -122,12 +122,10 @@ int cmd_show(int argc, char **argv)
 			break;
 		case 'h':
 			free(binaries);
-			usage(stdout);
-			return 0;
+			return cmd_usage(usage, CMD_HELP);
 		default:
 			free(binaries);
-			usage(stderr);
-			return 2;
+			return cmd_usage(usage, CMD_USAGE);
 		}
 	}
 	if (optind + 1 != argc || (format && strcmp(format, "pprof")) ||
@@ -137,8 +135,7 @@ int cmd_show(int argc, char **argv)
 		else if (out || po.nbinaries > 1)
 			err("-o and several --binary are for --format pprof");
 		free(binaries);
-		usage(stderr);
-		return 2;
+		return cmd_usage(usage, CMD_USAGE);
 	}
 	if (format) {
 		po.raw_name = input_name(argv[optind]);

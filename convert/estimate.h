@@ -4,7 +4,7 @@
  * favours lines with many (or slow) instructions; the per-instruction mean
  * estimates how often the line ran, the maximum follows its hottest
  * instruction.  Totals are rescaled to the sum, so every estimator gives
- * counts of the same magnitude (DESIGN.md, counting rules). */
+ * counts of the same magnitude (docs/design.md, counting rules). */
 #ifndef PGOPROF_ESTIMATE_H
 #define PGOPROF_ESTIMATE_H
 

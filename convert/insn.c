@@ -31,34 +31,40 @@ static struct {
 	__typeof__(cs_insn_group) *insn_group;
 } cs;
 
+/* capstone's name from lib, or NULL after a message. */
 static void *cs_sym(void *lib, const char *name)
 {
 	void *f = dlsym(lib, name);
 
 	if (!f)
-		die(1, "%s: no %s: %s", CAPSTONE_SONAME, name, dlerror());
+		err("%s: no %s: %s", CAPSTONE_SONAME, name, dlerror());
 	return f;
 }
 
-/* Dies when capstone cannot be loaded: it decodes every instruction that
- * convert reads, and pgoprof without it was refused by the dynamic
- * loader before. */
-static void load_capstone(void)
+/* Loads capstone once: 0, or -1 after one message (and again at the next
+ * call, which tries again).  capstone decodes every instruction that
+ * convert reads, so the caller fails; pgoprof without it was refused by
+ * the dynamic loader before. */
+static int load_capstone(void)
 {
 	void *lib;
 
 	if (cs.open)
-		return;
+		return 0;
 	lib = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
-		die(1, "cannot load capstone, to decode instructions: %s", dlerror());
-	cs.option = cs_sym(lib, "cs_option");
-	cs.malloc = cs_sym(lib, "cs_malloc");
-	cs.free = cs_sym(lib, "cs_free");
-	cs.close = cs_sym(lib, "cs_close");
-	cs.disasm_iter = cs_sym(lib, "cs_disasm_iter");
-	cs.insn_group = cs_sym(lib, "cs_insn_group");
-	cs.open = cs_sym(lib, "cs_open");	/* last: the mark of a load */
+		return err("cannot load capstone, to decode instructions: %s", dlerror());
+	if (!(cs.option = cs_sym(lib, "cs_option")) ||
+	    !(cs.malloc = cs_sym(lib, "cs_malloc")) ||
+	    !(cs.free = cs_sym(lib, "cs_free")) ||
+	    !(cs.close = cs_sym(lib, "cs_close")) ||
+	    !(cs.disasm_iter = cs_sym(lib, "cs_disasm_iter")) ||
+	    !(cs.insn_group = cs_sym(lib, "cs_insn_group")) ||
+	    !(cs.open = cs_sym(lib, "cs_open"))) {	/* last: the mark of a load */
+		dlclose(lib);
+		return -1;
+	}
+	return 0;
 }
 
 struct insn_dec {
@@ -73,32 +79,35 @@ struct insn_dec {
 	size_t nkind_by_id;
 };
 
-struct insn_dec *insn_open(unsigned e_machine)
+int insn_open(unsigned e_machine, struct insn_dec **out)
 {
 	cs_arch arch = e_machine == EM_X86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64;
 	cs_mode mode = e_machine == EM_X86_64 ? CS_MODE_64 : CS_MODE_ARM;
 	struct insn_dec *d;
 
+	*out = NULL;
 	if (e_machine != EM_X86_64 && e_machine != EM_AARCH64)
-		return NULL;
-	load_capstone();
+		return 0;
+	if (load_capstone())
+		return -1;
 	d = xcalloc(1, sizeof(*d));
 	if (cs.open(arch, mode, &d->cs) != CS_ERR_OK) {
 		free(d);
-		return NULL;
+		return 0;
 	}
 	cs.option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (cs.open(arch, mode, &d->cs_fast) != CS_ERR_OK) {
 		cs.close(&d->cs);
 		free(d);
-		return NULL;
+		return 0;
 	}
 	d->x86 = e_machine == EM_X86_64;
 	d->insn = cs.malloc(d->cs);
 	d->insn_fast = cs.malloc(d->cs_fast);
 	d->nkind_by_id = d->x86 ? X86_INS_ENDING : ARM64_INS_ENDING;
 	d->kind_by_id = xcalloc(d->nkind_by_id, 1);
-	return d;
+	*out = d;
+	return 0;
 }
 
 void insn_close(struct insn_dec *d)

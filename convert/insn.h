@@ -20,10 +20,14 @@
 
 struct insn_dec;
 
-/* A decoder for ELF machine e_machine (EM_X86_64 or EM_AARCH64).  NULL
- * for another machine, or when capstone cannot open one (then nothing
- * decodes: callers treat it as "no instructions"). */
-struct insn_dec *insn_open(unsigned e_machine);
+/* A decoder for ELF machine e_machine (EM_X86_64 or EM_AARCH64) into
+ * *out, the caller's (insn_close).  Returns 0; *out is NULL for another
+ * machine, or when capstone cannot open one (then nothing decodes:
+ * callers treat it as "no instructions").  Returns -1 after one message
+ * ("cannot load capstone, to decode instructions: REASON") when the
+ * capstone library cannot be loaded (it is loaded at the first call,
+ * not when pgoprof starts). */
+int insn_open(unsigned e_machine, struct insn_dec **out);
 void insn_close(struct insn_dec *d);
 
 /* The instruction at code (left bytes readable, at address addr): its

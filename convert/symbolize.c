@@ -275,8 +275,8 @@ static int open_elf_parts(struct symbolizer *s, const char *path)
 	s->nsegs = elf_load_segments(s->elf, &s->segs);
 	if (s->nsegs <= 0)
 		return err("%s: no loadable segments (not an executable or shared library?)", path);
-	if (gelf_getehdr(s->elf, &eh))
-		s->dec = insn_open(eh.e_machine);
+	if (gelf_getehdr(s->elf, &eh) && insn_open(eh.e_machine, &s->dec))
+		return -1;
 	return 0;
 }
 

@@ -49,9 +49,11 @@ static uint64_t section_begin(struct rawout *o, uint32_t type, uint32_t flags, u
 
 static void section_end(struct rawout *o, uint64_t end)
 {
-	if (o->off + o->b.len != end)	/* a sec_* size out of step: our bug */
-		die(1, "raw_write: a section ends at byte %llu, not %llu",
+	if (o->off + o->b.len != end && !o->failed) {	/* a sec_* size out of step: our bug */
+		err("raw_write: a section ends at byte %llu, not %llu",
 		    (unsigned long long)(o->off + o->b.len), (unsigned long long)end);
+		o->failed = 1;
+	}
 	out_spill(o);
 }
 

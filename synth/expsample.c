@@ -397,16 +397,19 @@ static uint32_t stack_of(const struct xs *x, size_t i, struct raw_frame *fr,
 	return d;
 }
 
-static void copy_objects(const struct raw_profile *in, struct raw_profile *out)
+/* in's objects into out, with the same indexes: 0, or -1 after a message
+ * (the input is canonical, its IDs distinct: not reached). */
+static int copy_objects(const struct raw_profile *in, struct raw_profile *out)
 {
 	for (size_t i = 0; i < in->nobjs; i++) {
 		const struct raw_object *o = &in->objs[i];
 		uint32_t k = raw_object_id(out, (enum raw_id_kind)o->id_kind,
 					   o->build_id, o->build_id_len, o->path);
 
-		if (k != i)	/* the input is canonical: IDs are distinct */
-			die(1, "expsample: object %zu became %u", i, k);
+		if (k != i)
+			return err("expsample: object %zu became %u", i, k);
 	}
+	return 0;
 }
 
 static void set_meta(const struct raw_profile *in, const struct xs_options *o,
@@ -444,7 +447,8 @@ int xs_sample(const struct raw_profile *exact, const char *name,
 		goto out;
 	build_alias(&x, s.instructions);
 	functions(&x, exact, &s);
-	copy_objects(exact, out);
+	if (copy_objects(exact, out))
+		goto out;
 	set_meta(exact, o, s.instructions, out);
 	for (uint64_t n = 0; n < o->samples; n++) {
 		size_t i = draw(&x, &rng);

@@ -623,8 +623,11 @@ struct walker *walk_open(const char *binary, uint64_t seed)
 		return NULL;
 	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &w->cs) != CS_ERR_OK ||
-	    cs_option(w->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK)
-		die(1, "cannot open capstone");
+	    cs_option(w->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+		err("%s: cannot open capstone for x86-64", binary);
+		walk_close(w);
+		return NULL;
+	}
 	w->insn = cs_malloc(w->cs);
 	/* Untouched pages of these stay unallocated. */
 	w->dc = xcalloc(ei->seg_size, sizeof(*w->dc));

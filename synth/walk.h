@@ -87,7 +87,8 @@ typedef void (*walk_stack_fn)(void *arg, uint64_t ip, const uint64_t *ret,
 struct walker;
 
 /* A walk over binary with seed; NULL (with a message naming the file) when
- * it has no executable segment, no symbols or no function to start at. */
+ * it has no executable segment, no symbols or no function to start at, or
+ * capstone cannot open an x86-64 decoder. */
 struct walker *walk_open(const char *binary, uint64_t seed);
 const struct elfinfo *walk_elf(const struct walker *w);
 /* The runtime address of the end of the pretend libc's code (the walk

@@ -100,6 +100,17 @@ says "ELF with a compressed section that does not inflate" 1 \
 	"$PGOPROF" convert hot.raw --binary inflate -o out.prof
 says "the same file undamaged converts" 0 "" "$PGOPROF" convert -q hot.raw --binary zlib -o out.prof
 
+# capstone that cannot be loaded (here a file where the library belongs,
+# ahead in LD_LIBRARY_PATH): convert names the cause and fails, status 1
+# (convert/insn.c returns the error; it used to exit there itself).
+mkdir -p nocs && for v in 3 4 5 6; do : >nocs/libcapstone.so.$v; done
+LD_LIBRARY_PATH=$PWD/nocs "$PGOPROF" convert hot.raw --binary ../hot -o nocs.prof 2>err.txt
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && [ ! -e nocs.prof ] &&
+   grep -q '^pgoprof convert: cannot load capstone, to decode instructions: .*nocs/libcapstone.so.[0-9]: ' err.txt
+then pass "capstone missing: convert fails with one message"
+else fail "capstone missing: convert fails with one message" "rc=$rc: $(tr '\n' '|' <err.txt)"; fi
+
 # record -v: one line per start-up and teardown phase, in order, with the
 # milliseconds since pgoprof-record started (bench/collector-startup.sh
 # reads them).
