@@ -7,8 +7,9 @@
 #   FILE:LINE: includes "INC" (LAYER DIR) from layer DIR
 # naming the file, the line and the include; 2 for bad usage.
 #
-# The layers, low to high (a file may include its own directory and any
-# lower layer):
+# The layers, low to high (a file may include its own layer and any
+# lower one; a folder's sub-folders, such as import/perfdata/, are of its
+# layer):
 #   0  lib/ and top-level headers (version.h): helpers that know nothing
 #   1  raw/        the raw profile format
 #   2  proc/       address spaces: mappings, build-IDs, ELF segments, unwinding
@@ -80,8 +81,10 @@ BEGIN {
 	rest = substr($0, length(file) + 2)
 	line = rest; sub(/:.*/, "", line)
 	inc = rest; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
-	dir = file; sub(/\/[^\/]*$/, "", dir)
-	target = resolve(dir, inc)
+	# The layer of a file is its top folder (import/perfdata/: import/).
+	fdir = file; sub(/\/[^\/]*$/, "", fdir)
+	dir = file; sub(/\/.*/, "", dir)
+	target = resolve(fdir, inc)
 	if (target == "" || !(target in exists)) next	# generated
 	tdir = target ~ /\// ? target : ""
 	sub(/\/.*/, "", tdir)

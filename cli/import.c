@@ -4,7 +4,7 @@
  * raw profile. */
 #include "cmds.h"
 #include "../import/callgrind.h"
-#include "../import/perfdata.h"
+#include "../import/perfdata/perfdata.h"
 #include "../import/perfscript.h"
 #include "../import/pprof.h"
 #include "../lib/escape.h"

@@ -524,7 +524,7 @@ void samples_merge(struct samples *dst, struct samples *w)
 	dst->kernel += w->kernel;
 	dst->guest += w->guest;
 	dst->no_user_stack += w->no_user_stack;
-	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
+	/* samples_time() of every sample, no time being 0 (import/perfdata/jobs.c) */
 	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
 		dst->tmin = w->tmin;
 	if (w->tmax > dst->tmax)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the importers of perf's output share (import/perfdata.c reads
+/* What the importers of perf's output share (import/perfdata/ reads
  * perf.data, import/perfscript.c the text of 'perf script'): the address
  * spaces of the recorded processes, and the rules that turn what perf
  * recorded into a raw profile, each in one place:
@@ -99,7 +99,7 @@ struct samples {
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
 void samples_free(struct samples *s);
 
-/* ---- several threads (import/perfdata_jobs.c) ---- */
+/* ---- several threads (import/perfdata/jobs.c) ---- */
 
 /* w: another thread's samples of the same import as main, into tables and
  * counters of its own, its stacks into stacks (an empty profile, the

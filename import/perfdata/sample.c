@@ -5,10 +5,10 @@
  * tools/perf/util/evsel.c), then the sample's user stack (call chain,
  * or --call-graph dwarf registers and stack unwound as pgoprof-record
  * does) and branch stack into the samples (import/samples.h). */
-#include "perfdata_int.h"
-#include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
-#include "../lib/escape.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
+#include "../../lib/escape.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

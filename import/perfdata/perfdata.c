@@ -5,10 +5,10 @@
  * feature sections, HEADER_BUILD_ID with PERF_RECORD_MISC_BUILD_ID_SIZE),
  * tools/perf/util/session.c and ordered-events.c (record order), and
  * include/uapi/linux/perf_event.h (records, sample layout, sample_id_all).
- * perfdata_int.h says which file reads what. */
-#include "perfdata_int.h"
-#include "../lib/escape.h"
-#include "../lib/util.h"
+ * internal.h says which file reads what. */
+#include "internal.h"
+#include "../../lib/escape.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -222,7 +222,7 @@ static int read_header(struct imp *m, size_t *data_off, size_t *data_end,
 
 /* One import into p with these options, in one pass over the data if
  * one_pass (and the file allows): 0, -1 after the message, 1 if the
- * threads met a sample that one thread must add up (perfdata_jobs.c), or
+ * threads met a sample that one thread must add up (jobs.c), or
  * 2 if the one pass met what needs two: after 1 and 2, p is emptied and
  * nothing was printed.  *warned: the unfinished file's warnings printed
  * (PD_WARNED_*, in and out). */

@@ -4,8 +4,8 @@
  * EVENT_DESC, SAMPLE_TIME).  Layouts: tools/perf/Documentation/
  * perf.data-file-format.txt and tools/perf/util/header.c (write_* and
  * process_* of each feature, perf_file_header). */
-#include "perfdata_int.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
