@@ -98,7 +98,7 @@ struct ps {
 
 	struct event *events;
 	size_t nevents, cap_events;
-	char *host, *osrelease, *arch, *version, *cmdline;
+	struct perf_host host;	/* the '#' lines of --header */
 	uint64_t first_time, last_time;	/* '#' time of first/last sample */
 	uint64_t other_samples;
 };
@@ -529,11 +529,11 @@ static void comment_line(struct ps *m, const char *l, size_t n)
 		const char *key;
 		size_t off;
 	} keys[] = {
-		{ "hostname", offsetof(struct ps, host) },
-		{ "os release", offsetof(struct ps, osrelease) },
-		{ "arch", offsetof(struct ps, arch) },
-		{ "perf version", offsetof(struct ps, version) },
-		{ "cmdline", offsetof(struct ps, cmdline) },
+		{ "hostname", offsetof(struct ps, host.hostname) },
+		{ "os release", offsetof(struct ps, host.osrelease) },
+		{ "arch", offsetof(struct ps, host.arch) },
+		{ "perf version", offsetof(struct ps, host.version) },
+		{ "cmdline", offsetof(struct ps, host.cmdline) },
 	};
 	const char *sep = find(l, n, " : ");
 	size_t kn, vn;
@@ -1141,9 +1141,8 @@ static void do_line(struct ps *m, const char *l, size_t n)
 static void set_meta(struct ps *m)
 {
 	struct samples_info info = {
-		.source = m->name, .input = "perf-script", .host = m->host,
-		.osrelease = m->osrelease, .arch = m->arch, .version = m->version,
-		.cmdline = m->cmdline, .lbr = m->any_brstack,
+		.source = m->name, .input = "perf-script", .host = &m->host,
+		.lbr = m->any_brstack,
 	};
 	struct samples_event *ev = xcalloc(m->nevents ? m->nevents : 1, sizeof(*ev));
 
@@ -1196,11 +1195,7 @@ static void ps_free(struct ps *m)
 	for (size_t i = 0; i < m->nevents; i++)
 		free(m->events[i].name);
 	free(m->events);
-	free(m->host);
-	free(m->osrelease);
-	free(m->arch);
-	free(m->version);
-	free(m->cmdline);
+	perf_host_free(&m->host);
 }
 
 /* One pass over the text; form: how frames are printed, if known. */

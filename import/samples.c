@@ -416,6 +416,36 @@ static void count_local_ids(struct samples *m)
 	samples_count(m->prof, "import.build_id_from_file", n);
 }
 
+void perf_host_free(struct perf_host *h)
+{
+	free(h->hostname);
+	free(h->osrelease);
+	free(h->version);
+	free(h->arch);
+	free(h->cmdline);
+	*h = (struct perf_host){ 0 };
+}
+
+/* META host, kernel, recorder and perf_cmdline, where h knows them. */
+static void host_meta(struct raw_profile *p, const struct perf_host *h)
+{
+	char buf[1024];
+
+	if (h->hostname)
+		raw_set_meta(p, "host", h->hostname);
+	if (h->osrelease) {
+		snprintf(buf, sizeof(buf), "Linux %s%s%s", h->osrelease,
+			 h->arch ? " " : "", h->arch ? h->arch : "");
+		raw_set_meta(p, "kernel", buf);
+	}
+	if (h->version) {
+		snprintf(buf, sizeof(buf), "perf %s", h->version);
+		raw_set_meta(p, "recorder", buf);
+	}
+	if (h->cmdline)
+		raw_set_meta(p, "perf_cmdline", h->cmdline);
+}
+
 void samples_meta(struct raw_profile *p, const struct samples_info *info,
 		  const struct samples_event *ev, size_t nev)
 {
@@ -429,18 +459,7 @@ void samples_meta(struct raw_profile *p, const struct samples_info *info,
 	if (info->input)
 		raw_set_meta(p, "input", info->input);
 	if (info->host)
-		raw_set_meta(p, "host", info->host);
-	if (info->osrelease) {
-		snprintf(buf, sizeof(buf), "Linux %s%s%s", info->osrelease,
-			 info->arch ? " " : "", info->arch ? info->arch : "");
-		raw_set_meta(p, "kernel", buf);
-	}
-	if (info->version) {
-		snprintf(buf, sizeof(buf), "perf %s", info->version);
-		raw_set_meta(p, "recorder", buf);
-	}
-	if (info->cmdline)
-		raw_set_meta(p, "perf_cmdline", info->cmdline);
+		host_meta(p, info->host);
 	/* The selected events that gave samples, else the first selected. */
 	buf[0] = '\0';
 	for (size_t i = 0; i < nev; i++)

@@ -183,12 +183,25 @@ void samples_add_kernel(struct samples *s, int32_t key, const uint64_t *ips,
 void samples_add_branches(struct samples *s, int32_t key, const uint8_t *e,
 			  size_t n, size_t stride, int ranges);
 
-/* What the input says of the recording (perf.data's feature sections, or
- * the '#' lines of perf script --header); NULL where it does not.  lbr:
- * META mode is import-lbr whatever the events say. */
+/* The host that recorded: perf.data's HOSTNAME, OSRELEASE, VERSION, ARCH
+ * and CMDLINE features (file or pipe mode), or the '#' lines "hostname",
+ * "os release", "perf version", "arch" and "cmdline" of perf script
+ * --header.  Each a malloc'd string (as the input has it; cmdline: the
+ * arguments joined by spaces) or NULL where the input says nothing; the
+ * importer owns them and frees them with perf_host_free(). */
+struct perf_host {
+	char *hostname, *osrelease, *version, *arch, *cmdline;
+};
+
+/* Free h's strings; h is then empty (every field NULL). */
+void perf_host_free(struct perf_host *h);
+
+/* What the input says of the recording: source, the file name; input, the
+ * META "input" (NULL: none); host, the recording host (NULL: nothing
+ * known).  lbr: META mode is import-lbr whatever the events say. */
 struct samples_info {
 	const char *source, *input;
-	const char *host, *osrelease, *arch, *version, *cmdline;
+	const struct perf_host *host;
 	int lbr;
 };
 
@@ -202,7 +215,8 @@ struct samples_event {
 };
 
 /* The META of an import: tool, source, input, host, kernel ("Linux
- * RELEASE ARCH"), recorder ("perf VERSION"), perf_cmdline; event: the
+ * RELEASE ARCH"), recorder ("perf VERSION"), perf_cmdline (from
+ * info->host, each where known); event: the
  * selected events that gave samples, else the first selected, with the
  * sample_freq or sample_period of the first of them; mode: import-lbr if
  * one of them records every taken branch, else import-stack. */

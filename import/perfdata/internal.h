@@ -135,7 +135,7 @@ struct imp {
 	size_t nids, cap_ids;
 	int ids_sorted;
 
-	char *hostname, *osrelease, *version, *arch, *cmdline;
+	struct perf_host host;	/* HOSTNAME, OSRELEASE, VERSION, ARCH, CMDLINE */
 	uint64_t first_time, last_time;	/* HEADER_SAMPLE_TIME */
 	int have_sample_time;
 

@@ -69,8 +69,7 @@ int pd_check_section(struct imp *m, size_t field, uint64_t off,
 static void set_meta(struct imp *m)
 {
 	struct samples_info info = {
-		.source = m->name, .host = m->hostname, .osrelease = m->osrelease,
-		.arch = m->arch, .version = m->version, .cmdline = m->cmdline,
+		.source = m->name, .host = &m->host,
 	};
 	struct samples_event *ev = xcalloc(m->nattrs, sizeof(*ev));
 
@@ -129,11 +128,7 @@ static void imp_free(struct imp *m)
 		free(m->attrs[i].name);
 	free(m->attrs);
 	free(m->ids);
-	free(m->hostname);
-	free(m->osrelease);
-	free(m->version);
-	free(m->arch);
-	free(m->cmdline);
+	perf_host_free(&m->host);
 	unwind_free(m->uw);
 	pd_jobs_finish(m);	/* the error path: the threads stop */
 	samples_free(&m->s);
