@@ -11,9 +11,11 @@
  *    (raw_path_object(), RAW_ID_PATH); a path that does not start with
  *    '/' ([vdso], [anon:...]) is anonymous memory;
  *  - a sample's stack (leaf first, then return addresses) becomes an IP
- *    sample and caller->callee edges, by the rules of pgoprof-record
- *    (collector/record.c add_stack()); a sample in the kernel, its user
- *    stack under the kernel mark [kernel], as pgoprof-record keeps it;
+ *    sample and caller->callee edges, by the stack rule of
+ *    raw/stackcut.h that pgoprof-record applies too (collector/record.c
+ *    add_stack(), through raw_add_sampled_stack()); a sample in the
+ *    kernel, its user stack under the kernel mark [kernel], as
+ *    pgoprof-record keeps it;
  *  - a branch stack (newest first) becomes taken branches and the
  *    fall-through ranges between them, by the rules of bpf/record.bpf.c
  *    fold_branches() (tests/integration/lbrfold.sh compares the two);
@@ -160,7 +162,9 @@ enum unattr_reason samples_resolve(const struct samples *s, int32_t key,
 void samples_time(struct samples *s, uint64_t t);
 
 /* One sample's user stack in address space key: ips[0] the leaf, then
- * the return addresses, n >= 1; a 0 above the leaf ends it.  whole: the
+ * the return addresses, n >= 1 (at most RAW_STACK_DEPTH_MAX frames are
+ * used; perf gives at most MAX_STACK_DEPTH); a 0 above the leaf ends it.
+ * Cut by raw_stack_cut() (raw/stackcut.h).  whole: the
  * sample carried a call chain (or a stack that was unwound), so the stack
  * is also kept whole (docs/raw-format.md section 3.5); 0 for a sample's
  * IP alone. */
