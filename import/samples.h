@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* What the importers of perf's output share (import/perfdata/ reads
- * perf.data, import/perfscript.c the text of 'perf script'): the address
+ * perf.data, import/perfscript/ the text of 'perf script'): the address
  * spaces of the recorded processes, and the rules that turn what perf
  * recorded into a raw profile, each in one place:
  *

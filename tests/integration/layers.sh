@@ -37,7 +37,7 @@ bad "proc including collector fails" proc/mappings.c ../collector/stacktab.h
 bad "same-rank layers fail (convert -> import)" convert/lbr.c ../import/samples.h
 bad "a sub-folder is of its layer (import/perfdata -> collector fails)" \
 	import/perfdata/sample.c ../../collector/stacktab.h
-bad "bpf/ outside collector and proc fails (import -> bpf)" import/perfscript.c ../bpf/record.h
+bad "bpf/ outside collector and proc fails (import -> bpf)" import/perfscript/records.c ../../bpf/record.h
 bad "bpf/ including user space fails" bpf/record.h ../raw/rawprof.h
 bad "qemu/ outside import fails (convert -> qemu)" convert/convert.c ../qemu/count.h
 bad "qemu/ including pgoprof fails" qemu/count.h ../raw/rawprof.h

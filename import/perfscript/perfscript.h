@@ -34,8 +34,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "perfdata/perfdata.h"
-#include "../raw/rawprof.h"
+#include "../perfdata/perfdata.h"
+#include "../../raw/rawprof.h"
 
 /* Import the text in buf[0..len) into p (normally empty), with the
  * options of perfdata_import (fd_set and jobs are not used).  name is the
