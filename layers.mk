@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The layers (docs/design.md) as static libraries: each directory's sources
-# (its *.c, but the programs' main files) are one archive per object tree,
+# (its *.c and those of its sub-folders, such as import/perfdata/, but the
+# programs' main files) are one archive per object tree,
 # TREE/libDIR.a.  Programs, unit tests, fuzzers and bench tools link the
 # archives, so no source list is kept by hand: a new file in a layer is in
 # its library.  Included by the top-level Makefile and tests/fuzz/fuzz.mk.
@@ -27,7 +28,7 @@ RECORD_MAIN := $(addprefix collector/,main.c options.c launch.c events.c \
 # The programs' own files (with main()), not members.
 LAYER_MAINS := cli/pgoprof.c $(RECORD_MAIN)
 
-layer_src = $(filter-out $(LAYER_MAINS),$(wildcard $(1)/*.c))
+layer_src = $(filter-out $(LAYER_MAINS),$(wildcard $(1)/*.c $(1)/*/*.c))
 layer_libs = $(foreach l,$(filter $(2),$(LAYERS)),$(1)/lib$(l).a)
 
 define LAYER_ARCHIVE

@@ -94,7 +94,7 @@ static int raw_ip(struct gen *g, uint64_t ip, uint64_t *off)
 	return k;
 }
 
-/* pgoprof import's rules (import/perfdata.c add_stack, add_branches). */
+/* pgoprof import's rules (import/samples.c add_stack, samples_add_branches). */
 static void raw_sample(struct gen *g, uint64_t ip, const uint64_t *from,
 		       const uint64_t *to)
 {

@@ -9,7 +9,8 @@
 #
 # The layers, low to high, are TOP/layers.txt's, one rank a line (a file
 # may include its own directory and any lower rank; top-level headers such
-# as version.h rank with the lowest).
+# as version.h rank with the lowest; a folder's sub-folders, such as
+# import/perfdata/, are of its layer).
 # bpf/ is the kernel side, outside the ranks: only collector/ and proc/
 # include its headers, and it includes nothing of user space but what
 # EXCEPTIONS lists.  qemu/ is the exact-count plugin, loaded into
@@ -77,8 +78,10 @@ BEGIN {
 	rest = substr($0, length(file) + 2)
 	line = rest; sub(/:.*/, "", line)
 	inc = rest; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
-	dir = file; sub(/\/[^\/]*$/, "", dir)
-	target = resolve(dir, inc)
+	# The layer of a file is its top folder (import/perfdata/: import/).
+	fdir = file; sub(/\/[^\/]*$/, "", fdir)
+	dir = file; sub(/\/.*/, "", dir)
+	target = resolve(fdir, inc)
 	if (target == "" || !(target in exists)) next	# generated
 	tdir = target ~ /\// ? target : ""
 	sub(/\/.*/, "", tdir)

@@ -4,8 +4,8 @@
  * raw profile. */
 #include "cmds.h"
 #include "../import/callgrind.h"
-#include "../import/perfdata.h"
-#include "../import/perfscript.h"
+#include "../import/perfdata/perfdata.h"
+#include "../import/perfscript/perfscript.h"
 #include "../import/pprof.h"
 #include "../lib/escape.h"
 #include "../lib/util.h"

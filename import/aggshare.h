@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The key space of an import shared out among the tables of its threads
- * (import/perfdata_jobs.c): each table owns the keys whose hash falls in
+ * (import/perfdata/jobs.c): each table owns the keys whose hash falls in
  * its share (aggshare_owner) and is the only one to count them, so that
  * no key is counted in two large tables and nothing is merged at the end
  * but by concatenation (aggtab_take).  A thread that meets a key of

@@ -6,6 +6,7 @@
 #include "../proc/buildid.h"
 #include "../lib/util.h"
 #include "../raw/signal.h"
+#include "../raw/stackcut.h"
 #include "../version.h"
 
 #include <fcntl.h>
@@ -240,49 +241,76 @@ static inline enum unattr_reason resolve_in(const struct samples *m, int32_t key
 	return resolve_slow(m, key, c, addr, obj, off);
 }
 
-/* collector/record.c add_stack(), for one sample: the leaf is an IP sample
- * (kernel: the stack starts with the kernel mark instead, and ips[0], the
- * user IP that entered the kernel, is no IP sample), every adjacent pair
- * of frames a caller->callee edge, and the whole is a stack of the
- * profile. */
-static void add_stack(struct samples *m, int32_t key, const uint64_t *ips,
-		      size_t n, int whole, int kernel)
+/* ips[0..n) resolved in address space key into fr (at most
+ * RAW_STACK_DEPTH_MAX frames), after the kernel mark for a sample in the
+ * kernel; a 0 above the leaf ends the stack.  An address in no object is
+ * RAW_FRAME_UNKNOWN, and for the leaf of a user sample its reason is
+ * counted (unattributed.REASON).  Returns the number of frames. */
+static uint32_t resolve_stack(struct samples *m, int32_t key, const uint64_t *ips,
+			      size_t n, int kernel, struct raw_frame *fr)
 {
-	struct agg_centry batch[AGG_BATCH];
-	struct raw_frame fr[RAW_STACK_DEPTH_MAX], f, prev = { 0, 0 };
-	size_t nb = 0;
-	uint32_t nf = 0;
-	enum unattr_reason r, prev_r = UNATTR_NONE;
 	struct spans c = { 0 };
+	uint32_t nf = 0;
 
 	if (kernel)
 		fr[nf++] = (struct raw_frame){ RAW_FRAME_KERNEL, 0 };
-	for (size_t i = 0; i < n && (i == 0 || ips[i]); i++) {
-		r = resolve_in(m, key, &c, ips[i], &f.obj, &f.offset);
-		if (i == 0 && kernel) {
-			/* no IP sample: counted unattributed.kernel */
-		} else if (i == 0 && r != UNATTR_NONE)
+	for (size_t i = 0; i < n && nf < RAW_STACK_DEPTH_MAX && (i == 0 || ips[i]); i++) {
+		struct raw_frame *f = &fr[nf++];
+		enum unattr_reason r = resolve_in(m, key, &c, ips[i], &f->obj, &f->offset);
+
+		if (r == UNATTR_NONE)
+			continue;
+		*f = (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
+		if (i == 0 && !kernel)
 			m->unattr[r]++;
-		else if (i == 0)
+	}
+	return nf;
+}
+
+/* The stack rule (raw/stackcut.h, as raw_add_sampled_stack() applies it)
+ * over fr[0..nf), its IP sample and edges counted once each, in
+ * batches. */
+static void cut_stack(struct samples *m, const struct raw_frame *fr, uint32_t nf)
+{
+	struct agg_centry batch[AGG_BATCH];
+	size_t nb = 0;
+	uint64_t callee;
+
+	for (uint32_t i = 0; i < nf; i++) {
+		switch (raw_stack_cut(fr, i, RAW_FRAME_KERNEL, &callee)) {
+		case RAW_CUT_IP:
 			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){
-					.a = f.offset, .obj = f.obj, .kind = AGG_IP });
-		else if (r == UNATTR_NONE && prev_r == UNATTR_NONE)
-			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){ .a = f.offset,
-				.b = i > 1 ? prev.offset - 1 : prev.offset,
-				.obj = f.obj, .obj2 = prev.obj, .kind = AGG_EDGE });
-		else
+					.a = fr[0].offset, .obj = fr[0].obj, .kind = AGG_IP });
+			break;
+		case RAW_CUT_EDGE:
+			aggtab_add_one(&m->agg, batch, &nb, &(struct agg_entry){
+					.a = fr[i].offset, .b = callee, .obj = fr[i].obj,
+					.obj2 = fr[i - 1].obj, .kind = AGG_EDGE });
+			break;
+		case RAW_CUT_LOST:
 			m->edges_unattr++;
-		if (whole && nf < RAW_STACK_DEPTH_MAX)	/* LBR samples need no frames */
-			fr[nf++] = r == UNATTR_NONE ? f
-				   : (struct raw_frame){ RAW_FRAME_UNKNOWN, 0 };
-		prev = f;
-		prev_r = r;
+			break;
+		case RAW_CUT_NONE:
+			break;
+		}
 		if (nb == AGG_BATCH) {
 			aggtab_add_batch(&m->agg, batch, nb);
 			nb = 0;
 		}
 	}
 	aggtab_add_batch(&m->agg, batch, nb);
+}
+
+/* One sample's stack, as pgoprof-record's (collector/record.c
+ * add_stack()): resolved, then cut by the stack rule; the whole is a
+ * stack of the profile if whole (LBR samples need no frames). */
+static void add_stack(struct samples *m, int32_t key, const uint64_t *ips,
+		      size_t n, int whole, int kernel)
+{
+	struct raw_frame fr[RAW_STACK_DEPTH_MAX];
+	uint32_t nf = resolve_stack(m, key, ips, n, kernel, fr);
+
+	cut_stack(m, fr, nf);
 	if (whole)
 		raw_add_stack(m->prof, fr, nf, 1);
 }
@@ -416,6 +444,36 @@ static void count_local_ids(struct samples *m)
 	samples_count(m->prof, "import.build_id_from_file", n);
 }
 
+void perf_host_free(struct perf_host *h)
+{
+	free(h->hostname);
+	free(h->osrelease);
+	free(h->version);
+	free(h->arch);
+	free(h->cmdline);
+	*h = (struct perf_host){ 0 };
+}
+
+/* META host, kernel, recorder and perf_cmdline, where h knows them. */
+static void host_meta(struct raw_profile *p, const struct perf_host *h)
+{
+	char buf[1024];
+
+	if (h->hostname)
+		raw_set_meta(p, "host", h->hostname);
+	if (h->osrelease) {
+		snprintf(buf, sizeof(buf), "Linux %s%s%s", h->osrelease,
+			 h->arch ? " " : "", h->arch ? h->arch : "");
+		raw_set_meta(p, "kernel", buf);
+	}
+	if (h->version) {
+		snprintf(buf, sizeof(buf), "perf %s", h->version);
+		raw_set_meta(p, "recorder", buf);
+	}
+	if (h->cmdline)
+		raw_set_meta(p, "perf_cmdline", h->cmdline);
+}
+
 void samples_meta(struct raw_profile *p, const struct samples_info *info,
 		  const struct samples_event *ev, size_t nev)
 {
@@ -429,18 +487,7 @@ void samples_meta(struct raw_profile *p, const struct samples_info *info,
 	if (info->input)
 		raw_set_meta(p, "input", info->input);
 	if (info->host)
-		raw_set_meta(p, "host", info->host);
-	if (info->osrelease) {
-		snprintf(buf, sizeof(buf), "Linux %s%s%s", info->osrelease,
-			 info->arch ? " " : "", info->arch ? info->arch : "");
-		raw_set_meta(p, "kernel", buf);
-	}
-	if (info->version) {
-		snprintf(buf, sizeof(buf), "perf %s", info->version);
-		raw_set_meta(p, "recorder", buf);
-	}
-	if (info->cmdline)
-		raw_set_meta(p, "perf_cmdline", info->cmdline);
+		host_meta(p, info->host);
 	/* The selected events that gave samples, else the first selected. */
 	buf[0] = '\0';
 	for (size_t i = 0; i < nev; i++)
@@ -524,7 +571,7 @@ void samples_merge(struct samples *dst, struct samples *w)
 	dst->kernel += w->kernel;
 	dst->guest += w->guest;
 	dst->no_user_stack += w->no_user_stack;
-	/* samples_time() of every sample, no time being 0 (perfdata_jobs.c) */
+	/* samples_time() of every sample, no time being 0 (import/perfdata/jobs.c) */
 	if (w->tmin && (!dst->tmin || w->tmin < dst->tmin))
 		dst->tmin = w->tmin;
 	if (w->tmax > dst->tmax)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the importers of perf's output share (import/perfdata.c reads
- * perf.data, import/perfscript.c the text of 'perf script'): the address
+/* What the importers of perf's output share (import/perfdata/ reads
+ * perf.data, import/perfscript/ the text of 'perf script'): the address
  * spaces of the recorded processes, and the rules that turn what perf
  * recorded into a raw profile, each in one place:
  *
@@ -11,9 +11,11 @@
  *    (raw_path_object(), RAW_ID_PATH); a path that does not start with
  *    '/' ([vdso], [anon:...]) is anonymous memory;
  *  - a sample's stack (leaf first, then return addresses) becomes an IP
- *    sample and caller->callee edges, by the rules of pgoprof-record
- *    (collector/record.c add_stack()); a sample in the kernel, its user
- *    stack under the kernel mark [kernel], as pgoprof-record keeps it;
+ *    sample and caller->callee edges, by the stack rule of
+ *    raw/stackcut.h that pgoprof-record applies too (collector/record.c
+ *    add_stack(), through raw_add_sampled_stack()); a sample in the
+ *    kernel, its user stack under the kernel mark [kernel], as
+ *    pgoprof-record keeps it;
  *  - a branch stack (newest first) becomes taken branches and the
  *    fall-through ranges between them, by the rules of bpf/record.bpf.c
  *    fold_branches() (tests/integration/lbrfold.sh compares the two);
@@ -99,7 +101,7 @@ struct samples {
 void samples_init(struct samples *s, struct raw_profile *p, int no_local_files);
 void samples_free(struct samples *s);
 
-/* ---- several threads (import/perfdata_jobs.c) ---- */
+/* ---- several threads (import/perfdata/jobs.c) ---- */
 
 /* w: another thread's samples of the same import as main, into tables and
  * counters of its own, its stacks into stacks (an empty profile, the
@@ -160,7 +162,9 @@ enum unattr_reason samples_resolve(const struct samples *s, int32_t key,
 void samples_time(struct samples *s, uint64_t t);
 
 /* One sample's user stack in address space key: ips[0] the leaf, then
- * the return addresses, n >= 1; a 0 above the leaf ends it.  whole: the
+ * the return addresses, n >= 1 (at most RAW_STACK_DEPTH_MAX frames are
+ * used; perf gives at most MAX_STACK_DEPTH); a 0 above the leaf ends it.
+ * Cut by raw_stack_cut() (raw/stackcut.h).  whole: the
  * sample carried a call chain (or a stack that was unwound), so the stack
  * is also kept whole (docs/raw-format.md section 3.5); 0 for a sample's
  * IP alone. */
@@ -183,12 +187,25 @@ void samples_add_kernel(struct samples *s, int32_t key, const uint64_t *ips,
 void samples_add_branches(struct samples *s, int32_t key, const uint8_t *e,
 			  size_t n, size_t stride, int ranges);
 
-/* What the input says of the recording (perf.data's feature sections, or
- * the '#' lines of perf script --header); NULL where it does not.  lbr:
- * META mode is import-lbr whatever the events say. */
+/* The host that recorded: perf.data's HOSTNAME, OSRELEASE, VERSION, ARCH
+ * and CMDLINE features (file or pipe mode), or the '#' lines "hostname",
+ * "os release", "perf version", "arch" and "cmdline" of perf script
+ * --header.  Each a malloc'd string (as the input has it; cmdline: the
+ * arguments joined by spaces) or NULL where the input says nothing; the
+ * importer owns them and frees them with perf_host_free(). */
+struct perf_host {
+	char *hostname, *osrelease, *version, *arch, *cmdline;
+};
+
+/* Free h's strings; h is then empty (every field NULL). */
+void perf_host_free(struct perf_host *h);
+
+/* What the input says of the recording: source, the file name; input, the
+ * META "input" (NULL: none); host, the recording host (NULL: nothing
+ * known).  lbr: META mode is import-lbr whatever the events say. */
 struct samples_info {
 	const char *source, *input;
-	const char *host, *osrelease, *arch, *version, *cmdline;
+	const struct perf_host *host;
 	int lbr;
 };
 
@@ -202,7 +219,8 @@ struct samples_event {
 };
 
 /* The META of an import: tool, source, input, host, kernel ("Linux
- * RELEASE ARCH"), recorder ("perf VERSION"), perf_cmdline; event: the
+ * RELEASE ARCH"), recorder ("perf VERSION"), perf_cmdline (from
+ * info->host, each where known); event: the
  * selected events that gave samples, else the first selected, with the
  * sample_freq or sample_period of the first of them; mode: import-lbr if
  * one of them records every taken branch, else import-stack. */

@@ -231,9 +231,9 @@ void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
  * objects is a caller->callee edge (a callee above the leaf at its
  * offset - 1, inside the call); the whole is a stack.  Returns how many
  * pairs were no edge because a frame is RAW_FRAME_UNKNOWN (the caller
- * counts them as edges.unattributed; a kernel leaf is no pair).  The one
- * home of the rule for pgoprof-record and pprof import; perf import
- * batches the same rule (import/samples.c). */
+ * counts them as edges.unattributed; a kernel leaf is no pair).  The rule
+ * itself is raw/stackcut.h's raw_stack_cut(), which perf import's batches
+ * (import/samples.c) call too. */
 uint64_t raw_add_sampled_stack(struct raw_profile *p, const struct raw_frame *f,
 			       uint32_t depth, uint64_t count);
 /* The s->depth frames of stack s of p, leaf first; owned by p. */

@@ -5,6 +5,7 @@
  * sample at a time).  Order and merge follow docs/raw-format.md. */
 #include "rawprof.h"
 #include "stacks.h"
+#include "stackcut.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/hindex.h"
@@ -83,23 +84,25 @@ void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
 uint64_t raw_add_sampled_stack(struct raw_profile *p, const struct raw_frame *f,
 			       uint32_t depth, uint64_t count)
 {
-	uint64_t lost = 0;
+	uint64_t lost = 0, callee;
 
 	if (!depth)
 		return 0;
-	if (f[0].obj < p->nobjs)
-		raw_add_ip(&p->objs[f[0].obj], f[0].offset, count);
-	for (uint32_t i = 1; i < depth; i++) {
-		if (f[i - 1].obj == RAW_FRAME_KERNEL)
-			continue;
-		if (f[i].obj >= p->nobjs || f[i - 1].obj >= p->nobjs) {
+	for (uint32_t i = 0; i < depth; i++) {
+		switch (raw_stack_cut(f, i, p->nobjs, &callee)) {
+		case RAW_CUT_IP:
+			raw_add_ip(&p->objs[f[0].obj], f[0].offset, count);
+			break;
+		case RAW_CUT_EDGE:
+			raw_add_edge(&p->objs[f[i].obj], f[i].offset,
+				     f[i - 1].obj, callee, count);
+			break;
+		case RAW_CUT_LOST:
 			lost += count;
-			continue;
+			break;
+		case RAW_CUT_NONE:
+			break;
 		}
-		raw_add_edge(&p->objs[f[i].obj], f[i].offset, f[i - 1].obj,
-			     i > 1 && f[i - 2].obj != RAW_FRAME_KERNEL
-				     ? f[i - 1].offset - 1 : f[i - 1].offset,
-			     count);
 	}
 	raw_add_stack(p, f, depth, count);
 	return lost;

@@ -10,7 +10,7 @@
 #define PGOPROF_FUZZ_IMPORT_H
 
 #include "fuzz.h"
-#include "../../import/perfdata.h"
+#include "../../import/perfdata/perfdata.h"
 #include "../../raw/rawprof.h"
 
 /* An imported profile writes out and parses again. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Fuzz target: the perf.data importer (import/perfdata.c perfdata_import)
+/* Fuzz target: the perf.data importer (import/perfdata/perfdata.c perfdata_import)
  * and its probe, by the properties of fuzz_import.h; the event filter
  * cpu-clock:u. */
 #include "fuzz_import.h"

@@ -55,7 +55,7 @@ if [ "$n" = 20000 ]; then pass "the branch records' 20000 samples are all counte
 else fail "the branch records' 20000 samples are all counted" "samples.taken $n"; fi
 same_jobs "call chains: -j1 = -j2 = -j3 = -j8" chain.data
 # 57 MB: the reading window (16 MiB) moves while batches still point
-# into its old buffers (perfdata_jobs.c pd_jobs_window).
+# into its old buffers (import/perfdata/jobs.c pd_jobs_window).
 same_jobs "branch records over several windows: -j1 = -j2 = -j3 = -j8" long.data
 
 # The default: as many threads as CPUs, the same profile.

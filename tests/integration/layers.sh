@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# ci/layers.sh: this tree keeps its layers, and on a copy of the sources
-# an include that goes up a layer, sideways, or into bpf/ fails, naming
-# the file, the line and the include; a generated header does not count.
-# The order is layers.txt's alone: ci/layers.sh and layers.mk read it.
+# ci/layers.sh: this tree keeps its layers (a sub-folder such as
+# import/perfdata/ being of its folder's layer), and on a copy of the
+# sources an include that goes up a layer, sideways, or into bpf/ fails,
+# naming the file, the line and the include; a generated header does not
+# count.  The order is layers.txt's alone: ci/layers.sh and layers.mk read it.
 . "$(dirname "$0")/../lib.sh"
 T=$WORK/layers
 LAYERS="$TOP/ci/layers.sh"
@@ -39,7 +40,9 @@ bad() {
 bad "a lower layer including a higher one fails (raw -> cli)" raw/rawprof.h ../cli/cmds.h
 bad "proc including collector fails" proc/mappings.c ../collector/stacktab.h
 bad "same-rank layers fail (convert -> import)" convert/lbr.c ../import/samples.h
-bad "bpf/ outside collector and proc fails (import -> bpf)" import/perfscript.c ../bpf/record.h
+bad "a sub-folder is of its layer (import/perfdata -> collector fails)" \
+	import/perfdata/sample.c ../../collector/stacktab.h
+bad "bpf/ outside collector and proc fails (import -> bpf)" import/perfscript/records.c ../../bpf/record.h
 bad "bpf/ including user space fails" bpf/record.h ../raw/rawprof.h
 bad "qemu/ outside import fails (convert -> qemu)" convert/convert.c ../qemu/count.h
 bad "qemu/ including pgoprof fails" qemu/count.h ../raw/rawprof.h

@@ -7,7 +7,7 @@
 #include "check.h"
 #include "capture.h"
 #include "../../proc/buildid.h"
-#include "../../import/perfdata.h"
+#include "../../import/perfdata/perfdata.h"
 #include "../../lib/bytes.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
@@ -1063,7 +1063,7 @@ static void test_unfinished_file(void)
 	raw_free(&p);
 	free(b.data);
 	/* Said once, also when the import is done again: on threads, then
-	 * on one for the sample at time 0 (perfdata_jobs.c). */
+	 * on one for the sample at time 0 (import/perfdata/jobs.c). */
 	t_sample(&f, &(struct tsample){ 0, X(0x1200), 100, 0, NULL, 0, NULL, 0 });
 	b = tf_file(&f);
 	wb_patch_u64(&b, 48, 0);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* pgoprof import of perf script text (import/perfscript.c): lines of each
+/* pgoprof import of perf script text (import/perfscript/): lines of each
  * form that perf script prints (PERF_RECORD_MMAP2/MMAP/COMM/FORK/LOST, one
  * line samples, call chains as DSO offsets and as addresses, branch stacks,
  * '#' header lines) give the IP samples, edges, ranges, branches and
@@ -9,7 +9,7 @@
  * (ASan; PGOPROF_TEST_LONG=1: every one of them). */
 #include "check.h"
 #include "capture.h"
-#include "../../import/perfscript.h"
+#include "../../import/perfscript/perfscript.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
 

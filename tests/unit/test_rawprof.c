@@ -6,6 +6,7 @@
 #include "../../lib/md5.h"
 #include "../../lib/util.h"
 #include "../../raw/rawprof.h"
+#include "../../raw/stackcut.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -594,6 +595,33 @@ static void test_sampled_stack(void)
 	raw_free(&p);
 }
 
+/* raw_stack_cut(), the rule's one body, frame by frame: what each frame
+ * gives, and "in an object" as the caller's known says. */
+static void test_stack_cut(void)
+{
+	static const struct raw_frame u[] = { { 0, 0x10 }, { 0, 0x25 }, { 0, 0x40 } };
+	static const struct raw_frame far[] = { { 7, 0x10 }, { 7, 0x25 }, { 9, 0x40 } };
+	static const struct raw_frame k[] = { { RAW_FRAME_KERNEL, 0 }, { 0, 0x30 },
+					      { 0, 0x50 }, { RAW_FRAME_UNKNOWN, 0 },
+					      { 7, 0x70 } };
+	uint64_t c = 0;
+
+	CHECK(raw_stack_cut(u, 0, 1, &c) == RAW_CUT_IP);
+	CHECK(raw_stack_cut(u, 1, 1, &c) == RAW_CUT_EDGE && c == 0x10);
+	CHECK(raw_stack_cut(u, 2, 1, &c) == RAW_CUT_EDGE && c == 0x24);
+	CHECK(raw_stack_cut(k, 0, 1, &c) == RAW_CUT_NONE);
+	CHECK(raw_stack_cut(k, 1, 1, &c) == RAW_CUT_NONE);
+	CHECK(raw_stack_cut(k, 2, 1, &c) == RAW_CUT_EDGE && c == 0x30);
+	CHECK(raw_stack_cut(k, 3, 1, &c) == RAW_CUT_LOST);
+	CHECK(raw_stack_cut(k, 4, 1, &c) == RAW_CUT_LOST);
+	CHECK(raw_stack_cut(k, 4, RAW_FRAME_KERNEL, &c) == RAW_CUT_LOST);
+	/* objects 7 and 9: none of a profile of one, objects for import */
+	CHECK(raw_stack_cut(far, 2, 1, &c) == RAW_CUT_LOST);
+	CHECK(raw_stack_cut(far, 2, RAW_FRAME_KERNEL, &c) == RAW_CUT_EDGE && c == 0x24);
+	CHECK(raw_stack_cut(&k[4], 0, 1, &c) == RAW_CUT_NONE &&
+	      raw_stack_cut(&k[4], 0, RAW_FRAME_KERNEL, &c) == RAW_CUT_IP);
+}
+
 /* Sharing: --keep by build-ID prefix or path; what goes is counted, the
  * frames of dropped objects become unknown, paths can be stripped. */
 static void test_keep_and_strip(void)
@@ -666,6 +694,7 @@ int main(void)
 	RUN(test_stacks_equal_after_edit);
 	RUN(test_keep_and_strip);
 	RUN(test_sampled_stack);
+	RUN(test_stack_cut);
 	RUN(test_stacks);
 	RUN(test_stack_keeps_object);
 	RUN(test_same_build_id);

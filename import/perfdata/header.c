@@ -4,8 +4,8 @@
  * EVENT_DESC, SAMPLE_TIME).  Layouts: tools/perf/Documentation/
  * perf.data-file-format.txt and tools/perf/util/header.c (write_* and
  * process_* of each feature, perf_file_header). */
-#include "perfdata_int.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -161,7 +161,7 @@ static int feat_cmdline(struct imp *m, size_t off, size_t end)
 		free(s);
 	}
 	if (!r.failed)
-		pd_set_str(&m->cmdline, xstrdup(line));
+		pd_set_str(&m->host.cmdline, xstrdup(line));
 	return pd_check_reader(m, &r);
 }
 
@@ -185,13 +185,13 @@ int pd_process_feature(struct imp *m, int feat, size_t off, size_t size)
 	case FEAT_BUILD_ID:
 		return feat_build_id(m, off, end);
 	case FEAT_HOSTNAME:
-		return feat_string(m, &m->hostname, off, end);
+		return feat_string(m, &m->host.hostname, off, end);
 	case FEAT_OSRELEASE:
-		return feat_string(m, &m->osrelease, off, end);
+		return feat_string(m, &m->host.osrelease, off, end);
 	case FEAT_VERSION:
-		return feat_string(m, &m->version, off, end);
+		return feat_string(m, &m->host.version, off, end);
 	case FEAT_ARCH:
-		return feat_string(m, &m->arch, off, end);
+		return feat_string(m, &m->host.arch, off, end);
 	case FEAT_CMDLINE:
 		return feat_cmdline(m, off, end);
 	case FEAT_EVENT_DESC:

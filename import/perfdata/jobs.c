@@ -16,7 +16,7 @@
  * lets the reader run ahead while the workers add up, and the workers
  * take batches while the reader reads: neither waits for the other but
  * when the ring is full or empty.  When the window moves
- * (perfdata_order.c), it moves into another buffer of a small pool
+ * (order.c), it moves into another buffer of a small pool
  * (pd_jobs_window): the old one stays as it is until the batches that
  * point into it are added up.  What the workers read of the calling
  * thread's (the address spaces) is not written while a batch is out:
@@ -29,9 +29,9 @@
  * time 0 (whose place in the order changes duration_ms), stops: the
  * import is then done again on one thread (perfdata.c), which prints
  * the message a one-thread import prints. */
-#include "perfdata_int.h"
-#include "aggshare.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../aggshare.h"
+#include "../../lib/util.h"
 
 #include <pthread.h>
 #include <stdlib.h>

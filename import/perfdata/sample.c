@@ -5,10 +5,10 @@
  * tools/perf/util/evsel.c), then the sample's user stack (call chain,
  * or --call-graph dwarf registers and stack unwound as pgoprof-record
  * does) and branch stack into the samples (import/samples.h). */
-#include "perfdata_int.h"
-#include "../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
-#include "../lib/escape.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../proc/stackdepth.h"	/* MAX_STACK_DEPTH: the kernel's stack depth */
+#include "../../lib/escape.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -79,7 +79,7 @@ static uint64_t read_size(const struct pattr *a, struct rbuf *r)
  * 32-bit process. */
 static int regs_foreign(struct imp *m, const struct pattr *a, uint64_t abi)
 {
-	if ((m->arch && strcmp(m->arch, REGS_ARCH)) ||
+	if ((m->host.arch && strcmp(m->host.arch, REGS_ARCH)) ||
 	    (a->regs_user & REGS_NOT_X86_64)) {
 		m->foreign_regs++;
 		if (!m->foreign_mask)
@@ -98,8 +98,8 @@ void pd_report_foreign_regs(const struct imp *m)
 {
 	static const char kept[] = "their IP samples and call chains are kept";
 
-	if (m->foreign_regs && m->arch && strcmp(m->arch, REGS_ARCH)) {
-		char *arch = esc_strdup(m->arch, 0);
+	if (m->foreign_regs && m->host.arch && strcmp(m->host.arch, REGS_ARCH)) {
+		char *arch = esc_strdup(m->host.arch, 0);
 
 		warnx("%s was recorded on %s: the user registers of its %" PRIu64
 		      " --call-graph dwarf samples are not unwound here (" REGS_ARCH " only); %s",

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The perf.data importer's own header: the state that its files share
- * (import/perfdata*.c), and the constants of the format that
- * <linux/perf_event.h> lacks.  Not for use outside import/perfdata*.c.
+ * (import/perfdata/), and the constants of the format that
+ * <linux/perf_event.h> lacks.  Not for use outside import/perfdata/: the
+ * rest of the tree includes perfdata.h alone.
  *
  * The files, in the order a file is read:
- *   perfdata.c         the entry points, errors, META and counters
- *   perfdata_header.c  file header, attribute table, feature sections
- *   perfdata_attr.c    event attributes and the ID -> attribute map
- *   perfdata_order.c   record scanning and perf's time order
- *   perfdata_task.c    MMAP/MMAP2/COMM/FORK/EXIT: the address spaces
- *   perfdata_sample.c  PERF_RECORD_SAMPLE, field by field
+ *   perfdata.c  the entry points, errors, META and counters
+ *   header.c    file header, attribute table, feature sections
+ *   attr.c      event attributes and the ID -> attribute map
+ *   order.c     record scanning and perf's time order
+ *   jobs.c      the threads that add up the samples (--jobs)
+ *   task.c      MMAP/MMAP2/COMM/FORK/EXIT: the address spaces
+ *   sample.c    PERF_RECORD_SAMPLE, field by field
  * All integers little-endian; big-endian files are refused. */
 #ifndef PGOPROF_PERFDATA_INT_H
 #define PGOPROF_PERFDATA_INT_H
@@ -18,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "perfdata.h"
-#include "samples.h"
-#include "../proc/unwind.h"
-#include "../lib/bytes.h"
+#include "../samples.h"
+#include "../../proc/unwind.h"
+#include "../../lib/bytes.h"
 
 /* ---- constants of the file format ---- */
 
@@ -122,7 +124,7 @@ struct imp {
 	/* The data section read once: pass 1's records stop the import
 	 * (perfdata.c one_pass_ok). */
 	int one_pass;
-	/* A worker thread's view (perfdata_jobs.c): failures are not
+	/* A worker thread's view (jobs.c): failures are not
 	 * printed, as the import is then done again on one thread. */
 	int quiet;
 	struct pd_jobs *jobs;	/* NULL: one thread */
@@ -133,7 +135,7 @@ struct imp {
 	size_t nids, cap_ids;
 	int ids_sorted;
 
-	char *hostname, *osrelease, *version, *arch, *cmdline;
+	struct perf_host host;	/* HOSTNAME, OSRELEASE, VERSION, ARCH, CMDLINE */
 	uint64_t first_time, last_time;	/* HEADER_SAMPLE_TIME */
 	int have_sample_time;
 
@@ -183,7 +185,7 @@ int pd_check_reader(struct imp *m, const struct rbuf *r);
 int pd_check_section(struct imp *m, size_t field, uint64_t off,
 		     uint64_t size, const char *what);
 
-/* ---- perfdata_attr.c ---- */
+/* ---- attr.c ---- */
 
 /* perf's name of an event without one in the file ("cycles",
  * "cpu-clock", else "type T config 0xC"): malloc'd. */
@@ -202,7 +204,7 @@ int pd_attr_by_id(struct imp *m, uint64_t id);
  * IDENTIFIER or ID field when there are several.  -1: unknown ID. */
 int pd_attr_of(struct imp *m, size_t off, size_t size, uint32_t type);
 
-/* ---- perfdata_header.c ---- */
+/* ---- header.c ---- */
 
 /* Replace *dst (malloc'd or NULL) by s. */
 void pd_set_str(char **dst, char *s);
@@ -219,7 +221,7 @@ int pd_process_feature(struct imp *m, int feat, size_t off, size_t size);
  * *data_end: the data section.  0, or -1 after the message. */
 int pd_read_file_header(struct imp *m, size_t *data_off, size_t *data_end);
 
-/* ---- perfdata_order.c ---- */
+/* ---- order.c ---- */
 
 /* Pass 1 over [off, end): attributes and features (pipe mode),
  * HEADER_BUILD_ID records.  0, or -1 after the message. */
@@ -231,7 +233,7 @@ void pd_scan_event_names(struct imp *m, size_t off, size_t end);
  * that pass 1 acts on. */
 int pd_process_records(struct imp *m, size_t off, size_t end);
 
-/* ---- perfdata_jobs.c ---- */
+/* ---- jobs.c ---- */
 
 /* Threads for the samples if opt->jobs asks for them and the file allows
  * (not --call-graph dwarf); the attributes must be known. */
@@ -258,13 +260,13 @@ int pd_jobs_fail(struct imp *m);
  * be done again on one thread), else 0.  Also on the error path. */
 int pd_jobs_finish(struct imp *m);
 
-/* ---- perfdata_task.c ---- */
+/* ---- task.c ---- */
 
 /* An MMAP, MMAP2, COMM, FORK or EXIT record: the address spaces change.
  * A record too short for its type: pd_fail(). */
 void pd_task_record(struct imp *m, const struct rec *rc);
 
-/* ---- perfdata_sample.c ---- */
+/* ---- sample.c ---- */
 
 /* A PERF_RECORD_SAMPLE: its stack or branch stack into m->s. */
 void pd_sample(struct imp *m, const struct rec *rc);

@@ -2,8 +2,8 @@
 /* The perf.data data section: its records checked one by one, the two
  * passes over them, and perf's time order (FINISHED_ROUND, the sort):
  * tools/perf/util/session.c and ordered-events.c. */
-#include "perfdata_int.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,8 +2,8 @@
 /* perf.data event attributes (struct perf_event_attr,
  * include/uapi/linux/perf_event.h) and which attribute a record belongs
  * to, by its event ID (perf's evlist__event2evsel, tools/perf/util/evlist.c). */
-#include "perfdata_int.h"
-#include "../lib/util.h"
+#include "internal.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -53,7 +53,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../raw/rawprof.h"
+#include "../../raw/rawprof.h"
 
 struct perfdata_options {
 	/* Import only the samples of the event with this name (perf's name,
@@ -71,7 +71,7 @@ struct perfdata_options {
 	 * touched (a first touch of a page costs more than copying it on
 	 * the virtual machines this runs on). */
 	int fd_set, fd;
-	/* Threads that add up the samples (import/perfdata_jobs.c); 0 or 1:
+	/* Threads that add up the samples (import/perfdata/jobs.c); 0 or 1:
 	 * the calling thread alone.  The profile is the same whatever the
 	 * number. */
 	int jobs;

@@ -2,7 +2,7 @@
 /* The perf.data records that change address spaces: MMAP, MMAP2 (with
  * or without a build-ID), COMM (exec), FORK and EXIT.  Layouts:
  * include/uapi/linux/perf_event.h, enum perf_event_type. */
-#include "perfdata_int.h"
+#include "internal.h"
 
 #include <string.h>
 

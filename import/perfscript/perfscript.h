@@ -4,7 +4,7 @@
  * the call chains of perf record -g (perf script -F pid,tid,ip,sym,dso
  * --show-mmap-events, with or without comm, cpu, time, period, event),
  * to the same raw profile as the import of the perf.data it came from:
- * the rules are import/samples.h's, which perfdata.c uses too.
+ * the rules are import/samples.h's, which import/perfdata/ uses too.
  *
  * Lines, each checked (docs/raw-format.md, "perf script text"):
  *  - PERF_RECORD_MMAP2 / PERF_RECORD_MMAP (required: --show-mmap-events):
@@ -34,8 +34,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "perfdata.h"
-#include "../raw/rawprof.h"
+#include "../perfdata/perfdata.h"
+#include "../../raw/rawprof.h"
 
 /* Import the text in buf[0..len) into p (normally empty), with the
  * options of perfdata_import (fd_set and jobs are not used).  name is the

@@ -5,10 +5,10 @@
  * feature sections, HEADER_BUILD_ID with PERF_RECORD_MISC_BUILD_ID_SIZE),
  * tools/perf/util/session.c and ordered-events.c (record order), and
  * include/uapi/linux/perf_event.h (records, sample layout, sample_id_all).
- * perfdata_int.h says which file reads what. */
-#include "perfdata_int.h"
-#include "../lib/escape.h"
-#include "../lib/util.h"
+ * internal.h says which file reads what. */
+#include "internal.h"
+#include "../../lib/escape.h"
+#include "../../lib/util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -69,8 +69,7 @@ int pd_check_section(struct imp *m, size_t field, uint64_t off,
 static void set_meta(struct imp *m)
 {
 	struct samples_info info = {
-		.source = m->name, .host = m->hostname, .osrelease = m->osrelease,
-		.arch = m->arch, .version = m->version, .cmdline = m->cmdline,
+		.source = m->name, .host = &m->host,
 	};
 	struct samples_event *ev = xcalloc(m->nattrs, sizeof(*ev));
 
@@ -129,11 +128,7 @@ static void imp_free(struct imp *m)
 		free(m->attrs[i].name);
 	free(m->attrs);
 	free(m->ids);
-	free(m->hostname);
-	free(m->osrelease);
-	free(m->version);
-	free(m->arch);
-	free(m->cmdline);
+	perf_host_free(&m->host);
 	unwind_free(m->uw);
 	pd_jobs_finish(m);	/* the error path: the threads stop */
 	samples_free(&m->s);
@@ -222,7 +217,7 @@ static int read_header(struct imp *m, size_t *data_off, size_t *data_end,
 
 /* One import into p with these options, in one pass over the data if
  * one_pass (and the file allows): 0, -1 after the message, 1 if the
- * threads met a sample that one thread must add up (perfdata_jobs.c), or
+ * threads met a sample that one thread must add up (jobs.c), or
  * 2 if the one pass met what needs two: after 1 and 2, p is emptied and
  * nothing was printed.  *warned: the unfinished file's warnings printed
  * (PD_WARNED_*, in and out). */
