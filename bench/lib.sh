@@ -52,3 +52,16 @@ fetch_debsrc() {
     [ -n "$d" ] && [ -f "$d/$4" ] || { echo "$1: apt-get source left no $2-*/$4 in $3" >&2; exit 1; }
     echo "$d"
 }
+
+# head_corpus CALLER OUT KB FILE...: the first KB KiB of the FILEs, one
+# after another, to OUT (through OUT.tmp); fails when they hold less.
+# Expand a FILE glob under LC_ALL=C, for one order on every machine.
+head_corpus() {
+    hc_who=$1 hc_out=$2 hc_kb=$3
+    shift 3
+    case $hc_kb in ''|*[!0-9]*) echo "$hc_who: KB must be a positive integer, got '$hc_kb'" >&2; exit 1 ;; esac
+    cat "$@" | head -c $((hc_kb * 1024)) >"$hc_out.tmp"
+    [ "$(wc -c <"$hc_out.tmp")" -eq $((hc_kb * 1024)) ] \
+        || { rm -f "$hc_out.tmp"; echo "$hc_who: the sources hold less than $hc_kb KiB" >&2; exit 1; }
+    mv "$hc_out.tmp" "$hc_out"
+}

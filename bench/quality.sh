@@ -39,9 +39,15 @@ Programs (sources fetched at first use with apt-get source, never committed):
   bzip2   bzip2 1.0.8: -9 then -d of a generated text corpus; training 10 MiB,
           cachegrind 2 MiB
   lua     Lua 5.4 running bench/lua-bench.lua; training 16 rounds, cachegrind 1
+  zstd    zstd 1.5.4 (programs/ zstd-small): training -3 then -d of a generated
+          32 MiB text corpus; cachegrind -19 then -d of 256 KiB of zstd's C
+          sources (other input, other level: code training never ran)
+  gawk    gawk 5.2.1 running bench/gawk-bench.awk (LC_ALL=C.UTF-8); training
+          on a generated 4 MiB text corpus, cachegrind on 512 KiB of gawk's
+          C sources
 
 Options:
-  -w, --workload W[,W]   sqlite, bzip2, lua, or all (default all)
+  -w, --workload W[,W]   sqlite, bzip2, lua, zstd, gawk, or all (default all)
   -c, --compiler C[,C]   clang, gcc, or all (default all)
   -F, --freq HZ[,HZ]     sampling rates (default 99,999,9999; none: no
                          cpu-clock recordings)
@@ -120,7 +126,8 @@ while [ $# -gt 0 ]; do
         *) usage >&2; die "unknown argument '$1'" ;;
     esac
 done
-[ "$workloads" = all ] && workloads=sqlite,bzip2,lua
+. "$REPO/bench/workloads.sh"
+[ "$workloads" = all ] && workloads=${WORKLOADS// /,}
 [ "$compilers" = all ] && compilers=clang,gcc
 IFS=, read -ra WLS <<<"$workloads"
 IFS=, read -ra CCS <<<"$compilers"
@@ -130,13 +137,12 @@ FREQS=() SIMS=() SIMESTS=()
 IFS=, read -ra SIMESTS <<<"$simests"
 for s in "${SIMS[@]}"; do [[ $s =~ ^[1-9][0-9]*(/skid)?$ ]] || die "-S: bad sample count '$s' (N or N/skid)"; done
 for e in "${SIMESTS[@]}"; do case $e in auto|mean|sum|max|block|block-capped|flow) ;; *) die "-E: unknown estimator '$e'" ;; esac; done
-for w in "${WLS[@]}"; do case $w in sqlite|bzip2|lua) ;; *) die "unknown workload '$w' (sqlite, bzip2, lua)" ;; esac; done
+for w in "${WLS[@]}"; do [[ " $WORKLOADS " == *" $w "* ]] || die "unknown workload '$w' (${WORKLOADS// /, })"; done
 for c in "${CCS[@]}"; do case $c in clang|gcc) ;; *) die "unknown compiler '$c' (clang, gcc)" ;; esac; done
 for f in "${FREQS[@]}"; do [[ $f =~ ^[1-9][0-9]*$ ]] || die "-F: bad frequency '$f'"; done
 [[ $nrep =~ ^[1-9][0-9]*$ ]] || die "-R must be a positive integer, got '$nrep'"
 [[ $top =~ ^[0-9]+$ ]] || die "-n must be a number, got '$top'"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "-j must be a positive integer, got '$jobs'"
-. "$REPO/bench/workloads.sh"
 wl_setup
 
 # ---------------------------------------------------------------- profiles

@@ -6,8 +6,8 @@
 #
 # The caller sets: REPO (the checkout), PGOPROF, WROOT (work directory),
 # jobs (parallel jobs), fresh (non-empty: ignore caches), and defines
-# die MSG and step MSG.  Per workload x compiler it sets WL (sqlite, bzip2,
-# lua), CC (clang, gcc), CCBIN (clang-16, gcc-12) and W (that pair's work
+# die MSG and step MSG.  Per workload x compiler it sets WL (one of
+# WORKLOADS), CC (clang, gcc), CCBIN (clang-16, gcc-12) and W (that pair's work
 # directory, with bin/ prof/ logs/) before calling these functions.
 #
 #   . "$REPO/bench/workloads.sh"
@@ -62,14 +62,25 @@ pool_wait() {
 
 # ---------------------------------------------------------------- workloads
 
-WORKLOADS="sqlite bzip2 lua"
+WORKLOADS="sqlite bzip2 lua zstd gawk"
 SQLITE_SRC=${SQLITE_DIR:-$REPO/bench/work/sqlite}/src
 BZIP2_SRC=$REPO/bench/work/bzip2/src
 LUA_SRC=$REPO/bench/work/lua/src
+ZSTD_SRC=$REPO/bench/work/zstd/src
+GAWK_SRC=$REPO/bench/work/gawk/src
 SQLITE_TRAIN=(--memdb --size 100)
 SQLITE_CG=(--memdb --size 10)
 BZ_TRAIN_MB=10 BZ_CG_MB=2
 LUA_TRAIN=16 LUA_CG=1    # rounds of bench/lua-bench.lua
+# zstd is trained and measured on different inputs at different levels:
+# trained at -3 (double-fast match finder) on the generated text corpus,
+# measured at -19 (btultra2, the optimal parser: code the training run
+# never executes) on zstd's own C sources, then decompressed (Ir added)
+ZSTD_TRAIN_MB=32 ZSTD_TRAIN_LEVEL=3 ZSTD_CG_KB=256 ZSTD_CG_LEVEL=19
+# gawk runs bench/gawk-bench.awk on the generated corpus (training, with
+# its log lines) and on gawk's own C sources (cachegrind), in C.UTF-8
+GAWK_TRAIN_MB=4 GAWK_CG_KB=512
+GAWK_ENV=(env LC_ALL=C.UTF-8)
 
 wl_prepare() {
     case $WL in
@@ -81,6 +92,16 @@ wl_prepare() {
             [ -s "$d/train.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/train.txt" "$BZ_TRAIN_MB"
             [ -s "$d/cg.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/cg.txt" "$BZ_CG_MB" ;;
         lua) "$REPO/bench/fetch-lua.sh" >/dev/null ;;
+        zstd|gawk)
+            "$REPO/bench/fetch-$WL.sh" >/dev/null
+            local d=$WROOT/$WL-data mb kb
+            case $WL in
+                zstd) mb=$ZSTD_TRAIN_MB kb=$ZSTD_CG_KB ;;
+                gawk) mb=$GAWK_TRAIN_MB kb=$GAWK_CG_KB ;;
+            esac
+            mkdir -p "$d"
+            [ -s "$d/train.txt" ] || "$REPO/bench/fetch-bzip2.sh" --corpus "$d/train.txt" "$mb"
+            [ -s "$d/cg.txt" ] || "$REPO/bench/fetch-$WL.sh" --cg-corpus "$d/cg.txt" "$kb" ;;
     esac
 }
 
@@ -107,6 +128,24 @@ wl_build() {
             local srcs=() f
             for f in "$LUA_SRC"/*.c; do [ "${f##*/}" = luac.c ] || srcs+=("$f"); done
             (set -x; "$cc" -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_POSIX $(wl_defines) "$@" -o "$o" "${srcs[@]}" -lm) ;;
+        zstd)   # programs/Makefile's zstd-small (no bench, dictionary builder,
+                # legacy formats, threads), with the amd64 Huffman decoder
+            local z=$ZSTD_SRC
+            (set -x; "$cc" -DZSTD_NOBENCH -DZSTD_NODICT -DZSTD_NOTRACE -DZSTD_LEGACY_SUPPORT=0 \
+                -I"$z/lib" -I"$z/lib/common" "$@" -o "$o" \
+                "$z"/lib/common/*.c "$z"/lib/compress/*.c "$z"/lib/decompress/*.c \
+                "$z"/lib/decompress/huf_decompress_amd64.S \
+                "$z"/programs/{zstdcli,util,timefn,fileio,fileio_asyncio}.c) ;;
+        gawk)   # Makefile.am's base_sources and support/'s, with its DEFS
+            local g=$GAWK_SRC
+            (set -x; "$cc" -DDEFPATH='".:/usr/share/awk"' -DDEFLIBPATH='"/usr/lib/gawk"' \
+                -DSHLIBEXT='"so"' -DHAVE_CONFIG_H -DGAWK -DLOCALEDIR='"/usr/share/locale"' \
+                -I"$g" -I"$g/support" "$@" -o "$o" \
+                "$g"/{array,awkgram,builtin,cint_array,command,debug,eval,ext,field,floatcomp}.c \
+                "$g"/{gawkapi,gawkmisc,int_array,io,main,mpfr,msg,node,profile,re,replace}.c \
+                "$g"/{str_array,symbol,version}.c \
+                "$g"/support/{dfa,getopt,getopt1,localeinfo,random,regex}.c \
+                "$g"/support/malloc/dynarray_*.c -lm) ;;
     esac
 }
 
@@ -117,6 +156,9 @@ wl_train_cmd() {
         bzip2) TRAIN=(sh -c '"$0" -9 -c "$1" > "$2" && "$0" -d -c "$2" > /dev/null'
                       "$1" "$WROOT/bzip2-data/train.txt" "$W/train.bz2") ;;
         lua) TRAIN=("$1" "$REPO/bench/lua-bench.lua" "$LUA_TRAIN") ;;
+        zstd) TRAIN=(sh -c '"$0" -q -"$3" -c "$1" > "$2" && "$0" -q -d -c "$2" > /dev/null'
+                     "$1" "$WROOT/zstd-data/train.txt" "$W/train.zst" "$ZSTD_TRAIN_LEVEL") ;;
+        gawk) TRAIN=("${GAWK_ENV[@]}" "$1" -f "$REPO/bench/gawk-bench.awk" "$WROOT/gawk-data/train.txt") ;;
     esac
 }
 wl_train_desc() {
@@ -124,6 +166,8 @@ wl_train_desc() {
         sqlite) echo "speedtest1 ${SQLITE_TRAIN[*]}" ;;
         bzip2) echo "bzip2 -9 -c of a generated ${BZ_TRAIN_MB} MiB text corpus, then bzip2 -d -c of the result" ;;
         lua) echo "lua bench/lua-bench.lua $LUA_TRAIN" ;;
+        zstd) echo "zstd -$ZSTD_TRAIN_LEVEL -c of a generated ${ZSTD_TRAIN_MB} MiB text corpus, then zstd -d -c of the result" ;;
+        gawk) echo "gawk -f bench/gawk-bench.awk on a generated ${GAWK_TRAIN_MB} MiB text corpus (LC_ALL=C.UTF-8)" ;;
     esac
 }
 wl_cg_desc() {
@@ -131,6 +175,8 @@ wl_cg_desc() {
         sqlite) echo "speedtest1 ${SQLITE_CG[*]}" ;;
         bzip2) echo "bzip2 -9 -c of a ${BZ_CG_MB} MiB corpus + bzip2 -d -c of its .bz2 (Ir added)" ;;
         lua) echo "lua bench/lua-bench.lua $LUA_CG (output checked)" ;;
+        zstd) echo "zstd -$ZSTD_CG_LEVEL -c of the first $ZSTD_CG_KB KiB of zstd's C sources + zstd -d -c of its .zst (Ir added; outputs checked)" ;;
+        gawk) echo "gawk -f bench/gawk-bench.awk on the first $GAWK_CG_KB KiB of gawk's C sources (output checked)" ;;
     esac
 }
 
@@ -157,6 +203,21 @@ cg_ir() {
             if [ -s "$W/cg.ref.out" ]; then
                 cmp -s "$b.cg.out" "$W/cg.ref.out" || { echo "cg_ir: $b printed other results than the baseline" >&2; return 1; }
             fi
+            rm -f "$b.cg.out"
+            sum=$ir ;;
+        zstd)
+            local z=$WROOT/zstd-data/cg.txt
+            ir=$("${vg[@]}" "$nd" -q -"$ZSTD_CG_LEVEL" -c "$z" 2>&1 >"$b.cg.zst" | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
+            cmp -s "$b.cg.zst" "$W/cg.ref.zst" || { echo "cg_ir: $b compressed differently from the baseline" >&2; return 1; }
+            sum=$ir
+            ir=$("${vg[@]}" "$nd" -q -d -c "$W/cg.ref.zst" 2>&1 >"$b.cg.out" | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
+            cmp -s "$b.cg.out" "$z" || { echo "cg_ir: $b decompressed wrongly" >&2; return 1; }
+            rm -f "$b.cg.zst" "$b.cg.out"
+            sum=$((sum + ir)) ;;
+        gawk)
+            ir=$("${GAWK_ENV[@]}" "${vg[@]}" "$nd" -f "$REPO/bench/gawk-bench.awk" "$WROOT/gawk-data/cg.txt" 2>&1 >"$b.cg.out" \
+                 | awk '/ I +refs:/ { gsub(/,/, "", $NF); print $NF }')
+            cmp -s "$b.cg.out" "$W/cg.ref.out" || { echo "cg_ir: $b printed other results than the baseline" >&2; return 1; }
             rm -f "$b.cg.out"
             sum=$ir ;;
     esac
@@ -265,5 +326,7 @@ wl_ref() {
     case $WL in
         bzip2) "$1" -9 -c "$WROOT/bzip2-data/cg.txt" >"$W/cg.ref.bz2" ;;
         lua) "$1" "$REPO/bench/lua-bench.lua" "$LUA_CG" >"$W/cg.ref.out" ;;
+        zstd) "$1" -q -"$ZSTD_CG_LEVEL" -c "$WROOT/zstd-data/cg.txt" >"$W/cg.ref.zst" ;;
+        gawk) "${GAWK_ENV[@]}" "$1" -f "$REPO/bench/gawk-bench.awk" "$WROOT/gawk-data/cg.txt" >"$W/cg.ref.out" ;;
     esac
 }
