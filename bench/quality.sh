@@ -341,7 +341,7 @@ run_one() {
         convert "$id"
         p=$(pid "$id")
         psum=$(md5 "$W/prof/$p.$EXT")
-        use_flags "$W/prof/$p.$EXT"
+        use_flags "$W/prof/$p.$EXT" $([ "$id" = exact ] && echo exact)
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
     done
@@ -350,7 +350,7 @@ run_one() {
         p=exact$variant
         convert "$p" "$W/prof/exact.raw" sum
         psum=$(md5 "$W/prof/$p.$EXT")
-        use_flags "$W/prof/$p.$EXT"
+        use_flags "$W/prof/$p.$EXT" exact
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
     fi
