@@ -607,7 +607,7 @@ static void read_samples(struct reader *R, struct rbuf *r, struct fsamples *f,
 {
 	uint64_t n, total = rb_uleb(r);
 
-	f->total = f->total > UINT64_MAX - total ? UINT64_MAX : f->total + total;
+	f->total = sat_add64(f->total, total);
 	n = rb_uleb_max(r, UINT32_MAX, "number of body records");
 	for (uint64_t i = 0; i < n && !r->failed; i++) {
 		uint32_t line = (uint32_t)rb_uleb_max(r, UINT32_MAX, "line offset");
@@ -673,7 +673,7 @@ static void read_lbr(struct reader *R, struct rbuf *r)
 		if (r->failed)
 			break;
 		f = fs_function(R->p, name);
-		f->head = f->head > UINT64_MAX - head ? UINT64_MAX : f->head + head;
+		f->head = sat_add64(f->head, head);
 		read_samples(R, r, f, 0);
 		grow(&recs, &cap, nrecs + 1, sizeof(*recs));
 		recs[nrecs++] = (struct rec){ at - start, name, at, 0 };

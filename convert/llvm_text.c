@@ -30,8 +30,7 @@ static int unfit(struct unfit *u, int kind, const char *name, uint64_t samples)
 	if (!why)
 		return 0;
 	u->n[kind]++;
-	u->samples[kind] += samples > UINT64_MAX - u->samples[kind] ?
-			    UINT64_MAX - u->samples[kind] : samples;
+	u->samples[kind] = sat_add64(u->samples[kind], samples);
 	if (!u->first)
 		u->first = name, u->why = why;
 	return 1;

@@ -401,8 +401,7 @@ static size_t merge_leaves(struct leaf *v, size_t k)
 	sort(v, k, sizeof(*v), cmp_leaf);
 	for (size_t i = 0; i < k; i++) {
 		if (n && !cmp_leaf(&v[n - 1], &v[i]))
-			v[n - 1].count = v[n - 1].count > UINT64_MAX - v[i].count ?
-					 UINT64_MAX : v[n - 1].count + v[i].count;
+			v[n - 1].count = sat_add64(v[n - 1].count, v[i].count);
 		else
 			v[n++] = v[i];
 	}
@@ -506,8 +505,7 @@ static void add_range_samples(struct pw *w)
 			if (r->begin == r->end)
 				range_insn(r->begin, &in);
 			else if (!w->os[i].s || !sym_range_insns(w->os[i].s, r->begin, r->end, range_insn, &in))
-				w->undecoded = w->undecoded > UINT64_MAX - r->count ?
-					       UINT64_MAX : w->undecoded + r->count;
+				w->undecoded = sat_add64(w->undecoded, r->count);
 		}
 	}
 	in.n = merge_leaves(in.v, in.n);

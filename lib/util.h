@@ -69,6 +69,13 @@ static inline uint64_t sat_add64(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* a * b, or UINT64_MAX if the product does not fit (weights times
+ * counts when profiles are merged or scaled). */
+static inline uint64_t sat_mul64(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* Hex text of a build-ID: out must hold 2*len+1 bytes. */
 void hex_string(char *out, const uint8_t *id, size_t len);
 

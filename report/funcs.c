@@ -141,7 +141,7 @@ void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
 		m->lines[m->nlines].count = 0;
 		*slot = ++m->nlines;
 	}
-	m->lines[*slot - 1].count = rep_sat_add(m->lines[*slot - 1].count, count);
+	m->lines[*slot - 1].count = sat_add64(m->lines[*slot - 1].count, count);
 }
 
 /* No-line entries, by (reason, function). */
@@ -171,10 +171,10 @@ static void add_noline(struct rep_model *m, const struct rep_sframe *leaf,
 	struct rep_noline_ent k = { leaf->noline, leaf->name, 0 };
 	size_t *slot;
 
-	m->no_line = rep_sat_add(m->no_line, count);
+	m->no_line = sat_add64(m->no_line, count);
 	if (k.why == REP_LINE_KNOWN)	/* a frame that says nothing */
 		k.why = REP_NOLINE_NO_SYMBOL;
-	m->no_line_by[k.why] = rep_sat_add(m->no_line_by[k.why], count);
+	m->no_line_by[k.why] = sat_add64(m->no_line_by[k.why], count);
 	hindex_reserve(&m->nidx, m->nnolines, 64, noline_hash, m);
 	slot = hindex_find(&m->nidx, noline_key(k.why, k.func), noline_eq, m, &k);
 	if (!*slot) {
@@ -183,7 +183,7 @@ static void add_noline(struct rep_model *m, const struct rep_sframe *leaf,
 		m->nolines[m->nnolines] = k;
 		*slot = ++m->nnolines;
 	}
-	m->nolines[*slot - 1].count = rep_sat_add(m->nolines[*slot - 1].count, count);
+	m->nolines[*slot - 1].count = sat_add64(m->nolines[*slot - 1].count, count);
 }
 
 void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
@@ -194,24 +194,24 @@ void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 	if (!n || !count)
 		return;
 	m->stamp++;
-	m->samples = rep_sat_add(m->samples, count);
+	m->samples = sat_add64(m->samples, count);
 	for (size_t i = 0; i < n; i++) {
 		size_t fi = rep_model_func_add(m, f[i].name);
 
 		if (m->funcs[fi].stamp != m->stamp) {
 			m->funcs[fi].stamp = m->stamp;
-			m->funcs[fi].total = rep_sat_add(m->funcs[fi].total, count);
+			m->funcs[fi].total = sat_add64(m->funcs[fi].total, count);
 		}
 		if (i) {
 			struct rep_edge *e = rep_model_pair(m, prev, fi, f[i].inlined);
 
 			if (e->stamp != m->stamp) {
 				e->stamp = m->stamp;
-				e->count = rep_sat_add(e->count, count);
+				e->count = sat_add64(e->count, count);
 			}
 		}
 		if (i == n - 1)
-			m->funcs[fi].self = rep_sat_add(m->funcs[fi].self, count);
+			m->funcs[fi].self = sat_add64(m->funcs[fi].self, count);
 		prev = fi;
 	}
 	if (f[n - 1].file) {
@@ -237,7 +237,7 @@ static void model_call_cb(const struct rep_sframe *site, size_t n,
 	struct rep_edge *e = rep_model_pair(m, caller,
 					    rep_model_func_add(m, callee), 0);
 
-	e->count = rep_sat_add(e->count, count);
+	e->count = sat_add64(e->count, count);
 }
 
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s)

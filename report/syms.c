@@ -409,7 +409,7 @@ enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
 			if (s->bins[i].sym)
 				walk_range(s, i, &p->objs[i].ranges[k], cb, arg);
 			else
-				*skipped = rep_sat_add(*skipped, p->objs[i].ranges[k].count);
+				*skipped = sat_add64(*skipped, p->objs[i].ranges[k].count);
 		}
 	}
 	return REP_WALK_RANGES;
@@ -452,7 +452,7 @@ uint64_t rep_walk_calls(struct rep_syms *s, rep_call_cb *cb, void *arg)
 			callee = rep_syms_frame(s, &to, 1, &n)[0].name;
 			f = rep_syms_frame(s, &site, 1, &n);
 			cb(f, (size_t)n, callee, b->count, arg);
-			calls = rep_sat_add(calls, b->count);
+			calls = sat_add64(calls, b->count);
 		}
 	}
 	return calls;

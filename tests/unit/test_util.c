@@ -8,7 +8,8 @@
  * rebuild, also when all hashes collide, and it stays at most half full;
  * under a byte budget (hindex_try_reserve, try_grow) an index or array
  * grows exactly while the new one fits with the old, and a refusal
- * changes nothing. */
+ * changes nothing.  sat_add64 and sat_mul64 stop at UINT64_MAX exactly
+ * when the true result does not fit. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
@@ -403,6 +404,26 @@ static void test_try_grow(void)
 	CHECK(budget_grow(&bytes, 4, 0, 8) == -1 && bytes == SIZE_MAX - 4);
 }
 
+/* The saturating add and multiply: exact up to UINT64_MAX, UINT64_MAX
+ * from the first value past it, whichever operand is the large one. */
+static void test_saturating(void)
+{
+	CHECK(sat_add64(2, 3) == 5);
+	CHECK(sat_add64(UINT64_MAX - 3, 3) == UINT64_MAX);
+	CHECK(sat_add64(UINT64_MAX - 3, 4) == UINT64_MAX);
+	CHECK(sat_add64(4, UINT64_MAX - 3) == UINT64_MAX);
+	CHECK(sat_add64(UINT64_MAX - 4, 3) == UINT64_MAX - 1);
+	CHECK(sat_add64(UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+	CHECK(sat_add64(0, UINT64_MAX) == UINT64_MAX);
+	CHECK(sat_mul64(6, 7) == 42);
+	CHECK(sat_mul64(UINT64_MAX, 0) == 0 && sat_mul64(0, UINT64_MAX) == 0);
+	CHECK(sat_mul64(UINT64_MAX / 3, 3) == UINT64_MAX / 3 * 3);
+	CHECK(sat_mul64(UINT64_MAX / 3 + 1, 3) == UINT64_MAX);
+	CHECK(sat_mul64(3, UINT64_MAX / 3 + 1) == UINT64_MAX);
+	CHECK(sat_mul64(1ull << 32, 1ull << 32) == UINT64_MAX);
+	CHECK(sat_mul64((1ull << 32) - 1, (1ull << 32) + 1) == UINT64_MAX);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -420,6 +441,7 @@ int main(void)
 	RUN(test_hindex);
 	RUN(test_hindex_budget);
 	RUN(test_try_grow);
+	RUN(test_saturating);
 	rmdir(dir);
 	return tests_failed != 0;
 }
