@@ -112,20 +112,11 @@ static void wb_uleb(struct wbuf *b, uint64_t v)
  * llvm-profdata show prints them).  No linkage name is all digits. */
 static int decimal_name(const char *s, uint64_t *v)
 {
-	uint64_t x = 0;
 	size_t n = strlen(s);
 
-	if (n == 0 || n > 20 || (s[0] == '0' && n > 1))
+	if (s[0] == '0' && n > 1)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || x > (UINT64_MAX - d) / 10)
-			return 0;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 1;
+	return !dec_u64(s, n, v);
 }
 
 /* ---- writer ---- */

@@ -120,18 +120,10 @@ static int text_err(struct text_reader *r, const char *what)
 	return err("%s: line %zu: %s", r->name, r->lineno, what);
 }
 
-/* Parse a decimal u64 from [s, e): all digits, no overflow. */
+/* A decimal u64 from [s, e): all digits, no overflow (lib's dec_u64). */
 static int parse_u64(const char *s, const char *e, uint64_t *v)
 {
-	*v = 0;
-	if (s == e)
-		return -1;
-	for (; s < e; s++) {
-		if (*s < '0' || *s > '9' || *v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		*v = *v * 10 + (uint64_t)(*s - '0');
-	}
-	return 0;
+	return dec_u64(s, (size_t)(e - s), v);
 }
 
 /* "name:N" with the count after the last ':'. */

@@ -9,7 +9,8 @@
  * under a byte budget (hindex_try_reserve, try_grow) an index or array
  * grows exactly while the new one fits with the old, and a refusal
  * changes nothing.  sat_add64 and sat_mul64 stop at UINT64_MAX exactly
- * when the true result does not fit. */
+ * when the true result does not fit.  dec_u64 takes digits only, up to
+ * UINT64_MAX, and leaves *v alone on a refusal. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
@@ -424,6 +425,29 @@ static void test_saturating(void)
 	CHECK(sat_mul64((1ull << 32) - 1, (1ull << 32) + 1) == UINT64_MAX);
 }
 
+/* dec_u64: the largest value and one past it (by the last digit and
+ * by length), empty, sign, space, a non-digit next to '0' and '9', and a
+ * string that goes on past n. */
+static void test_dec_u64(void)
+{
+	static const char *const bad[] = {
+		"", "18446744073709551616", "18446744073709551620",
+		"99999999999999999999", "184467440737095516150", "-1", "+1",
+		" 1", "1 ", "0x1", "1/", "1:", "12a",
+	};
+	uint64_t v = 7;
+
+	CHECK(dec_u64("0", 1, &v) == 0 && v == 0);
+	CHECK(dec_u64("00042", 5, &v) == 0 && v == 42);
+	CHECK(dec_u64("18446744073709551615", 20, &v) == 0 && v == UINT64_MAX);
+	CHECK(dec_u64("123:456", 3, &v) == 0 && v == 123);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		v = 7;
+		CHECK(dec_u64(bad[i], strlen(bad[i]), &v) == -1 && v == 7);
+	}
+	CHECK(dec_u64(NULL, 0, &v) == -1 && v == 7);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -442,6 +466,7 @@ int main(void)
 	RUN(test_hindex_budget);
 	RUN(test_try_grow);
 	RUN(test_saturating);
+	RUN(test_dec_u64);
 	rmdir(dir);
 	return tests_failed != 0;
 }
