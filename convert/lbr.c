@@ -25,6 +25,7 @@
  * function are summed first, with a difference array over its
  * instructions. */
 #include "lbr.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 
@@ -128,7 +129,7 @@ static void add_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 
 static uint64_t fn_key(long fn)
 {
-	return (uint64_t)fn * 0x9e3779b97f4a7c15ULL;
+	return hash_u64(HASH_INIT, (uint64_t)fn);
 }
 
 static uint64_t fn_hash(const void *l, size_t i)

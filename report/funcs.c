@@ -5,6 +5,7 @@
  * --children does the same). */
 #include "funcs.h"
 #include "demangle.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 
@@ -30,15 +31,15 @@ void rep_model_free(struct rep_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* Functions, by interned name. */
+static uint64_t func_key(const char *name)
 {
-	return (h ^ v) * 0x100000001b3ull + (h >> 29);
+	return hash_u64(HASH_INIT, (uintptr_t)name);
 }
 
-/* Functions, by interned name. */
 static uint64_t func_hash(const void *m, size_t i)
 {
-	return mix(0, (uintptr_t)((const struct rep_model *)m)->funcs[i].name);
+	return func_key(((const struct rep_model *)m)->funcs[i].name);
 }
 
 static int func_eq(const void *m, size_t i, const void *key)
@@ -51,7 +52,7 @@ size_t rep_model_func_add(struct rep_model *m, const char *name)
 	size_t *slot;
 
 	hindex_reserve(&m->fidx, m->nfuncs, 256, func_hash, m);
-	slot = hindex_find(&m->fidx, mix(0, (uintptr_t)name), func_eq, m, name);
+	slot = hindex_find(&m->fidx, func_key(name), func_eq, m, name);
 	if (!*slot) {
 		grow(&m->funcs, &m->cap_funcs, m->nfuncs + 1, sizeof(*m->funcs));
 		m->funcs[m->nfuncs] = (struct rep_func){ .name = name };
@@ -71,7 +72,8 @@ long rep_model_func(const struct rep_model *m, const char *name)
 /* Pairs, by (caller, callee, inlined). */
 static uint64_t edge_key(size_t caller, size_t callee, int inlined)
 {
-	return mix(mix(mix(0, caller), callee), (uint64_t)inlined);
+	return hash_u64(hash_u64(hash_u64(HASH_INIT, caller), callee),
+			(uint64_t)inlined);
 }
 
 static uint64_t edge_hash(const void *m, size_t i)
@@ -110,8 +112,10 @@ struct rep_edge *rep_model_pair(struct rep_model *m, size_t caller,
 /* Lines, by (function, file, line, discriminator). */
 static uint64_t line_key(const struct rep_line *l)
 {
-	return mix(mix(mix(mix(0, (uintptr_t)l->func), (uintptr_t)l->file),
-		       l->line), l->disc);
+	uint64_t h = hash_u64(HASH_INIT, (uintptr_t)l->func);
+
+	h = hash_u64(hash_u64(h, (uintptr_t)l->file), l->line);
+	return hash_u64(h, l->disc);
 }
 
 static uint64_t line_hash(const void *m, size_t i)
@@ -147,7 +151,7 @@ void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
 /* No-line entries, by (reason, function). */
 static uint64_t noline_key(enum rep_noline why, const char *func)
 {
-	return mix(mix(0, (uintptr_t)func), (uint64_t)why);
+	return hash_u64(hash_u64(HASH_INIT, (uintptr_t)func), (uint64_t)why);
 }
 
 static uint64_t noline_hash(const void *m, size_t i)

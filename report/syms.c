@@ -8,6 +8,7 @@
 #include "srcline.h"
 #include "../convert/binobj.h"
 #include "../convert/symbolize.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 #include "../raw/signal.h"
@@ -272,7 +273,7 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 
 static uint64_t cache_key(uint32_t obj, uint64_t key)
 {
-	return (key ^ ((uint64_t)obj << 40)) * 0x9e3779b97f4a7c15ull;
+	return hash_u64(hash_u64(HASH_INIT, obj), key);
 }
 
 static uint64_t cache_hash(const void *s, size_t i)
