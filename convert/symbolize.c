@@ -5,6 +5,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/hindex.h"
 #include "../lib/strtab.h"
 
 #include <dwarf.h>
@@ -105,8 +106,7 @@ struct symbolizer {
 	size_t nranges, cap_ranges;
 	struct cu_lines *cus;
 	size_t ncus, cap_cus;
-	size_t *by_name;	/* function index + 1, hashed by name */
-	size_t by_name_size;
+	struct hindex by_name;	/* funcs by name, built at the first look-up */
 	struct insn_dec *dec;	/* NULL: a machine capstone does not decode */
 	/* The last look-up, and the addresses [last_lo, last_hi) of its
 	 * function that share its line-table row and inline chain: a walk
@@ -420,7 +420,7 @@ void sym_close(struct symbolizer *s)
 	if (s->debug_dwfl)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
-	free(s->by_name);
+	hindex_free(&s->by_name);
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		if (s->funcs[i].inl) {
 			free(s->funcs[i].inl->node);
@@ -875,33 +875,29 @@ long sym_function_at(struct symbolizer *s, uint64_t vaddr)
 	return rg ? (long)rg->func : -1;
 }
 
-static size_t str_hash(const char *p)
+/* by_name's hash and equality: the names are filled in (func_name) before
+ * the index is built. */
+static uint64_t fname_hash(const void *s, size_t i)
 {
-	return (size_t)hash_str(HASH_INIT, p);
+	return hash_str(HASH_INIT, ((const struct symbolizer *)s)->funcs[i].name);
+}
+
+static int fname_eq(const void *s, size_t i, const void *name)
+{
+	return !strcmp(((const struct symbolizer *)s)->funcs[i].name, name);
 }
 
 long sym_function_by_name(struct symbolizer *s, const char *name)
 {
-	size_t mask, h;
+	size_t *slot;
 
-	if (!s->by_name) {
-		s->by_name_size = 1024;
-		while (s->by_name_size < 2 * s->nfuncs)
-			s->by_name_size *= 2;
-		s->by_name = xcalloc(s->by_name_size, sizeof(*s->by_name));
-		mask = s->by_name_size - 1;
-		for (size_t i = 0; i < s->nfuncs; i++) {
-			for (h = str_hash(func_name(s, i)) & mask; s->by_name[h];
-			     h = (h + 1) & mask)
-				;
-			s->by_name[h] = i + 1;
-		}
+	if (!s->by_name.cap) {
+		for (size_t i = 0; i < s->nfuncs; i++)
+			func_name(s, i);
+		hindex_rebuild(&s->by_name, s->nfuncs, 1024, fname_hash, s);
 	}
-	mask = s->by_name_size - 1;
-	for (h = str_hash(name) & mask; s->by_name[h]; h = (h + 1) & mask)
-		if (!strcmp(func_name(s, s->by_name[h] - 1), name))
-			return (long)(s->by_name[h] - 1);
-	return -1;
+	slot = hindex_find(&s->by_name, hash_str(HASH_INIT, name), fname_eq, s, name);
+	return *slot ? (long)(*slot - 1) : -1;
 }
 
 /* ---- Instructions (decoded by insn.c) ---- */

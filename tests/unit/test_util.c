@@ -10,10 +10,14 @@
  * grows exactly while the new one fits with the old, and a refusal
  * changes nothing.  sat_add64 and sat_mul64 stop at UINT64_MAX exactly
  * when the true result does not fit.  dec_u64 takes digits only, up to
- * UINT64_MAX, and leaves *v alone on a refusal. */
+ * UINT64_MAX, and leaves *v alone on a refusal.  lib/strtab.c and
+ * lib/strmap.c (on lib/hindex): numbers in first-insertion order through
+ * the index's growth, a look-up that adds nothing, a value replaced. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
+#include "../../lib/strmap.h"
+#include "../../lib/strtab.h"
 #include "../../lib/util.h"
 
 #include <dirent.h>
@@ -448,6 +452,39 @@ static void test_dec_u64(void)
 	CHECK(dec_u64(NULL, 0, &v) == -1 && v == 7);
 }
 
+/* 3000 strings (the index grows from 256 slots to 8192), each twice. */
+static void test_strtab_strmap(void)
+{
+	struct strtab t = { 0 };
+	struct strmap m = { 0 };
+	char name[32];
+	uint32_t v = 7;
+	int ok = 1;
+
+	CHECK(strtab_find(&t, "a") == -1 && t.n == 0);
+	CHECK(!strmap_find(&m, "a", &v) && v == 7);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < 3000; i++) {
+			snprintf(name, sizeof(name), "s%zu", i);
+			ok &= strtab_id(&t, name) == i;
+			strmap_put(&m, name, (uint32_t)(i * 3 + (size_t)pass));
+		}
+	CHECK(ok && t.n == 3000 && m.keys.n == 3000);
+	CHECK(t.index.cap == 8192);
+	for (size_t i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "s%zu", i);
+		ok &= strtab_find(&t, name) == (long)i;
+		ok &= !strcmp(strtab_get(&t, name), name) && t.n == 3000;
+		ok &= strmap_find(&m, name, &v) && v == i * 3 + 1;
+	}
+	CHECK(ok);
+	CHECK(strtab_find(&t, "s3000") == -1 && t.n == 3000);
+	CHECK(!strmap_find(&m, "", &v) && m.keys.n == 3000);
+	strtab_free(&t);
+	strmap_free(&m);
+	CHECK(t.n == 0 && t.index.cap == 0 && m.keys.n == 0 && m.vals == NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -467,6 +504,7 @@ int main(void)
 	RUN(test_try_grow);
 	RUN(test_saturating);
 	RUN(test_dec_u64);
+	RUN(test_strtab_strmap);
 	rmdir(dir);
 	return tests_failed != 0;
 }
