@@ -88,6 +88,13 @@ struct cu_lines {
 	size_t next;		/* where the last search ended */
 };
 
+/* A unit's address range, for sym_source_line: its own index, since
+ * dwarf_addrdie needs .debug_aranges, which clang does not emit. */
+struct cu_range {
+	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
+	Dwarf_Off die;		/* the unit's DIE */
+};
+
 struct symbolizer {
 	char *path;
 	Dwfl *dwfl;
@@ -119,7 +126,10 @@ struct symbolizer {
 	const char *dwarf_path;
 	char dwarf_err[256];
 	int lines_warned;
-	struct strtab files;	/* decl files joined with their comp_dir */
+	struct strtab files;	/* file names joined with their comp_dir */
+	struct cu_range *cu_ranges;	/* sorted by lo; built at first use */
+	size_t ncu_ranges, cap_cu_ranges;
+	int cu_ranges_built;
 	int want_files;		/* sym_want_files */
 };
 
@@ -421,6 +431,7 @@ void sym_close(struct symbolizer *s)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
 	hindex_free(&s->by_name);
+	free(s->cu_ranges);
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		if (s->funcs[i].inl) {
 			free(s->funcs[i].inl->node);
@@ -507,21 +518,34 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned attr, int integrate)
 	return (uint32_t)w;
 }
 
-/* The file that declares the function of die (through abstract origins),
- * joined with its unit's DW_AT_comp_dir if relative (DWARF 5, 6.2.4);
- * NULL if none. */
-static const char *decl_file(struct symbolizer *s, Dwarf_Die *die)
+/* A file name of unit cu, joined with the unit's DW_AT_comp_dir if it is
+ * relative (DWARF 5, section 6.2.4: directory entry 0; clang writes
+ * "tests/x.c" for a file compiled below its working directory).  The
+ * joined name is s's (s->files), once per name; else f itself. */
+static const char *join_comp_dir(struct symbolizer *s, Dwarf_Die *cu,
+				 const char *f)
 {
-	const char *f = dwarf_decl_file(die), *dir;
-	Dwarf_Die cu;
 	Dwarf_Attribute a;
+	const char *dir;
 	char buf[4096];
 
-	if (!f || f[0] == '/' || !dwarf_diecu(die, &cu, NULL, NULL) ||
-	    !(dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a))) ||
+	if (f[0] == '/' ||
+	    !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
 	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, f) >= sizeof(buf))
 		return f;
 	return strtab_get(&s->files, buf);
+}
+
+/* The file that declares the function of die (through abstract origins),
+ * joined with its unit's DW_AT_comp_dir if relative; NULL if none. */
+static const char *decl_file(struct symbolizer *s, Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die);
+	Dwarf_Die cu;
+
+	if (!f || !dwarf_diecu(die, &cu, NULL, NULL))
+		return f;
+	return join_comp_dir(s, &cu, f);
 }
 
 /* Collect the inlined subroutines directly below die (looking through
@@ -898,6 +922,90 @@ long sym_function_by_name(struct symbolizer *s, const char *name)
 	}
 	slot = hindex_find(&s->by_name, hash_str(HASH_INIT, name), fname_eq, s, name);
 	return *slot ? (long)(*slot - 1) : -1;
+}
+
+/* ---- Source lines for people (report) ---- */
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The address ranges of the compile, partial and skeleton units. */
+static void index_unit_ranges(struct symbolizer *s)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die die;
+	uint8_t type;
+
+	while (!dwarf_get_units(s->dw, cu, &cu, NULL, &type, &die, NULL)) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t k = 0;
+
+		if (type != DW_UT_compile && type != DW_UT_partial &&
+		    type != DW_UT_skeleton)
+			continue;
+		while ((k = dwarf_ranges(&die, k, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			grow(&s->cu_ranges, &s->cap_cu_ranges, s->ncu_ranges + 1,
+			     sizeof(*s->cu_ranges));
+			s->cu_ranges[s->ncu_ranges++] =
+				(struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
+		}
+	}
+	sort(s->cu_ranges, s->ncu_ranges, sizeof(*s->cu_ranges), cmp_cu_range);
+}
+
+/* The index after the last unit range that starts at or before vaddr. */
+static size_t cu_range_after(const struct symbolizer *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->ncu_ranges;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->cu_ranges[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const char *sym_source_line(struct symbolizer *s, uint64_t vaddr,
+			    uint32_t *line)
+{
+	Dwarf_Die die;
+	Dwarf_Line *l;
+	const char *file;
+	int ln = 0;
+
+	if (!s->dw)
+		return NULL;
+	if (!s->cu_ranges_built) {
+		index_unit_ranges(s);
+		s->cu_ranges_built = 1;
+	}
+	/* Ranges of different units do not overlap; look back a little in
+	 * case one range lies inside another's span. */
+	for (size_t i = cu_range_after(s, vaddr), k = 0; i-- > 0 && k < 8; k++) {
+		const struct cu_range *r = &s->cu_ranges[i];
+
+		if (vaddr < r->lo || vaddr >= r->hi)
+			continue;
+		if (!dwarf_offdie(s->dw, r->die, &die) ||
+		    !(l = dwarf_getsrc_die(&die, vaddr)))
+			return NULL;
+		file = dwarf_linesrc(l, NULL, NULL);
+		if (!file || dwarf_lineno(l, &ln) || ln <= 0)
+			return NULL;
+		*line = (uint32_t)ln;
+		return join_comp_dir(s, &die, file);
+	}
+	return NULL;
 }
 
 /* ---- Instructions (decoded by insn.c) ---- */
