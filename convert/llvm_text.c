@@ -163,8 +163,8 @@ static int parse_header(struct text_reader *r, struct fs_profile *p,
 	memcpy(name, s, (size_t)(c1 - 1 - s));
 	name[c1 - 1 - s] = '\0';
 	r->stack[0] = fs_function(p, name);
-	r->stack[0]->total += total;
-	r->stack[0]->head += head;
+	r->stack[0]->total = sat_add64(r->stack[0]->total, total);
+	r->stack[0]->head = sat_add64(r->stack[0]->head, head);
 	r->depth = 1;
 	free(name);
 	return 0;
@@ -212,7 +212,7 @@ static int parse_body(struct text_reader *r, int d, const char *s, const char *e
 	if (split_name_count(s, e, &name, &n))
 		return text_err(r, "expected a count or CALLEE:TOTAL");
 	f = fs_inlinee(f, (uint32_t)line, (uint32_t)disc, name);
-	f->total += n;
+	f->total = sat_add64(f->total, n);
 	free(name);
 	r->stack[d] = f;
 	r->depth = d + 1;
