@@ -75,11 +75,6 @@
 #define MAX_DEPTH		64	/* inline nesting, reader and writer */
 #define GCOV_TYPE_MAX		((uint64_t)INT64_MAX)
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* ---- names as GCC sees them ---- */
 
 static int is_digit(char c)
@@ -259,7 +254,7 @@ static void view_node(struct gview *g, struct fsamples *d,
 	struct line_count *lm = NULL;
 	size_t nlm = 0;
 
-	d->head = sat_add(d->head, s->head);
+	d->head = sat_add64(d->head, s->head);
 	if (g->gcc)
 		lm = xmalloc((s->nbody ? s->nbody : 1) * sizeof(*lm));
 	for (size_t i = 0; i < s->nbody; i++) {
@@ -413,7 +408,7 @@ static int check_counts(const struct fsamples *f)
 		uint64_t t = 0;
 
 		for (size_t j = 0; j < f->body[i].ntargets; j++)
-			t = sat_add(t, f->body[i].targets[j].count);
+			t = sat_add64(t, f->body[i].targets[j].count);
 		if (t > GCOV_TYPE_MAX)
 			return -1;
 	}
@@ -455,7 +450,7 @@ static void write_working_set(struct writer *w, const struct fs_profile *m)
 		collect_counts(m->funcs[i], &v, &n, &cap);
 	sort(v, n, sizeof(*v), cmp_desc);
 	for (size_t i = 0; i < n; i++)
-		total = sat_add(total, v[i]);
+		total = sat_add64(total, v[i]);
 	start = begin_section(w, TAG_WORKING_SET);
 	for (int i = 0; i < NUM_WORKING_SETS; i++) {
 		/* ceil(total * (i + 1) / 129) without overflow */
@@ -466,7 +461,7 @@ static void write_working_set(struct writer *w, const struct fs_profile *m)
 				(NUM_WORKING_SETS + 1);
 
 		while (k < n && acc < want)
-			acc = sat_add(acc, v[k++]);
+			acc = sat_add64(acc, v[k++]);
 		w32(w, (uint32_t)(k > UINT32_MAX ? UINT32_MAX : k));
 		w64(w, k ? v[k - 1] : 0);
 	}
@@ -764,7 +759,7 @@ static int read_instance(struct reader *d, struct fsamples *parent,
 		f = fs_inlinee(parent, cs_offset >> 16, cs_offset & 0xffff, name);
 	} else {
 		f = fs_function(d->p, name);
-		f->head = sat_add(f->head, head);
+		f->head = sat_add64(f->head, head);
 	}
 	for (uint32_t i = 0; i < npos; i++) {
 		uint32_t off = r32(d), nt = r32(d);
@@ -774,7 +769,7 @@ static int read_instance(struct reader *d, struct fsamples *parent,
 		if (d->r.failed)
 			return -1;
 		b = body_rec(f, off >> 16, off & 0xffff);
-		b->count = sat_add(b->count, count);
+		b->count = sat_add64(b->count, count);
 		if (nt > left(d) / 20)
 			return fail_at(d, d->r.pos - 12, "%u call targets cannot fit in the %zu bytes left",
 				       nt, left(d));

@@ -59,6 +59,8 @@ void est_free(struct est_table *t)
 	est_init(t);
 }
 
+/* Not on lib/hindex, nor lib/hash.h's mix: est_scale() and convert.c sum
+ * long doubles in slot order, so a new placement changes counts' last bits. */
 static struct est_line *find_slot(struct est_line *slot, size_t size,
 				  uint64_t key)
 {

@@ -7,11 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 void fs_init(struct fs_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -108,7 +103,7 @@ void fs_add_body(struct fsamples *f, uint32_t line, uint32_t disc,
 {
 	struct fs_body *b = fs_body_at(f, line, disc);
 
-	b->count = sat_add(b->count, count);
+	b->count = sat_add64(b->count, count);
 }
 
 void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
@@ -118,7 +113,7 @@ void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
 
 	for (size_t i = 0; i < b->ntargets; i++) {
 		if (!strcmp(b->targets[i].name, callee)) {
-			b->targets[i].count = sat_add(b->targets[i].count, count);
+			b->targets[i].count = sat_add64(b->targets[i].count, count);
 			return;
 		}
 	}
@@ -167,25 +162,20 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 static void merge_node(struct fsamples *d, const struct fsamples *s,
 		       uint64_t w)
 {
-	d->head = sat_add(d->head, sat_mul(s->head, w));
+	d->head = sat_add64(d->head, sat_mul64(s->head, w));
 	if (!d->checksum)
 		d->checksum = s->checksum;
-	d->total = sat_add(d->total, sat_mul(s->total, w));
+	d->total = sat_add64(d->total, sat_mul64(s->total, w));
 	for (size_t i = 0; i < s->nbody; i++) {
 		const struct fs_body *b = &s->body[i];
 
-		fs_add_body(d, b->line, b->disc, sat_mul(b->count, w));
+		fs_add_body(d, b->line, b->disc, sat_mul64(b->count, w));
 		for (size_t j = 0; j < b->ntargets; j++)
 			fs_add_target(d, b->line, b->disc, b->targets[j].name,
-				      sat_mul(b->targets[j].count, w));
+				      sat_mul64(b->targets[j].count, w));
 	}
 	for (size_t i = 0; i < s->ncs; i++)
 		merge_node(fs_inlinee(d, s->cs[i].line, s->cs[i].disc,
@@ -211,11 +201,11 @@ static uint64_t finish_node(struct fsamples *f, int keep_total)
 	for (size_t i = 0; i < f->nbody; i++) {
 		sort(f->body[i].targets, f->body[i].ntargets,
 		      sizeof(*f->body[i].targets), cmp_target);
-		t = sat_add(t, f->body[i].count);
+		t = sat_add64(t, f->body[i].count);
 	}
 	sort(f->cs, f->ncs, sizeof(*f->cs), cmp_cs);
 	for (size_t i = 0; i < f->ncs; i++)
-		t = sat_add(t, finish_node(f->cs[i].callee, keep_total));
+		t = sat_add64(t, finish_node(f->cs[i].callee, keep_total));
 	if (!keep_total)
 		f->total = t;
 	return f->total;

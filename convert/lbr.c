@@ -25,6 +25,7 @@
  * function are summed first, with a difference array over its
  * instructions. */
 #include "lbr.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 
@@ -79,16 +80,6 @@ struct lbr {
 	int nnodes;
 };
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 const char *lbr_canonical_name(const char *name, char *buf, size_t n)
 {
 	static const char *const suffixes[] = { ".llvm.", ".part." };
@@ -138,7 +129,7 @@ static void add_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 
 static uint64_t fn_key(long fn)
 {
-	return (uint64_t)fn * 0x9e3779b97f4a7c15ULL;
+	return hash_u64(HASH_INIT, (uint64_t)fn);
 }
 
 static uint64_t fn_hash(const void *l, size_t i)
@@ -207,7 +198,7 @@ static void add_range(struct lbr *l, const struct raw_range *r)
 	long fn, ib, ie;
 	enum lbr_drop why;
 
-	st->ranges = sat_add(st->ranges, r->count);
+	st->ranges = sat_add64(st->ranges, r->count);
 	if (offset_to_vaddr(l->segs, l->nsegs, r->begin, &b) ||
 	    offset_to_vaddr(l->segs, l->nsegs, r->end, &e))
 		why = LBR_DROP_NO_SEGMENT;
@@ -230,10 +221,10 @@ static void add_range(struct lbr *l, const struct raw_range *r)
 		/* Modulo 2^64: exact whenever the true sums fit. */
 		f->diff[ib] += r->count;
 		f->diff[ie + 1] -= r->count;
-		st->range_samples = sat_add(st->range_samples, r->count);
+		st->range_samples = sat_add64(st->range_samples, r->count);
 		return;
 	}
-	st->dropped[why] = sat_add(st->dropped[why], r->count);
+	st->dropped[why] = sat_add64(st->dropped[why], r->count);
 }
 
 /* The profile of each frame of l->res's inline chain, in l->node. */
@@ -290,15 +281,15 @@ static void add_function(struct lbr *l, struct fn_insns *f)
 		}
 		n = chain_profiles(l);
 		for (int k = 0; k < n; k++)
-			l->node[k]->total = sat_add(l->node[k]->total,
-						    sat_mul(count, f->len[i]));
+			l->node[k]->total = sat_add64(l->node[k]->total,
+						      sat_mul64(count, f->len[i]));
 		in = &l->res->frames[n - 1];
 		if (!in->line && (l->flags & LBR_LINE0_DROP)) {
 			l->st->insns_line0++;
 			continue;
 		}
 		body = fs_body_at(l->node[n - 1], in->line_offset, in->disc);
-		v = count ? sat_mul(count, sym_dup_factor(l->sym, f->addr[i])) : 0;
+		v = count ? sat_mul64(count, sym_dup_factor(l->sym, f->addr[i])) : 0;
 		if (v > body->count)
 			body->count = v;
 	}
@@ -377,9 +368,9 @@ static void add_call_out(struct lbr *l, uint64_t from, const char *callee,
 
 	callee = lbr_canonical_name(callee, buf, sizeof(buf));
 	if (add_target(l, from, callee, count))
-		l->st->calls_unlocated = sat_add(l->st->calls_unlocated, count);
+		l->st->calls_unlocated = sat_add64(l->st->calls_unlocated, count);
 	else
-		l->st->calls_out = sat_add(l->st->calls_out, count);
+		l->st->calls_out = sat_add64(l->st->calls_out, count);
 }
 
 static void add_branch(struct lbr *l, const struct raw_branch *br)
@@ -392,24 +383,24 @@ static void add_branch(struct lbr *l, const struct raw_branch *br)
 	unsigned kind;
 	int here = br->to_obj == (uint32_t)l->obj;
 
-	st->branches = sat_add(st->branches, br->count);
+	st->branches = sat_add64(st->branches, br->count);
 	if (offset_to_vaddr(l->segs, l->nsegs, br->from, &from) ||
 	    (here && offset_to_vaddr(l->segs, l->nsegs, br->to, &to))) {
-		st->branches_dropped = sat_add(st->branches_dropped, br->count);
+		st->branches_dropped = sat_add64(st->branches_dropped, br->count);
 		return;
 	}
 	if (here && (callee = entry_name(l, to, buf, sizeof(buf)))) {
 		struct fsamples *f = fs_function(l->prof, callee);
 
-		f->head = sat_add(f->head, br->count);
-		st->calls = sat_add(st->calls, br->count);
+		f->head = sat_add64(f->head, br->count);
+		st->calls = sat_add64(st->calls, br->count);
 		if (add_target(l, from, callee, br->count))
-			st->calls_unlocated = sat_add(st->calls_unlocated, br->count);
+			st->calls_unlocated = sat_add64(st->calls_unlocated, br->count);
 		return;
 	}
 	kind = sym_insn_kind(l->sym, from, &len);
 	if (kind == INSN_RET) {
-		st->returns = sat_add(st->returns, br->count);
+		st->returns = sat_add64(st->returns, br->count);
 		return;
 	}
 	/* Calls into other objects, named by the callback: directly (GOT,
@@ -425,7 +416,7 @@ static void add_branch(struct lbr *l, const struct raw_branch *br)
 			return;
 		}
 	}
-	st->other = sat_add(st->other, br->count);
+	st->other = sat_add64(st->other, br->count);
 }
 
 /* FunctionSamples::updateCallsiteSamples: a call's line ran at least as
@@ -438,7 +429,7 @@ static void raise_to_targets(struct fsamples *f)
 		uint64_t sum = 0;
 
 		for (size_t j = 0; j < b->ntargets; j++)
-			sum = sat_add(sum, b->targets[j].count);
+			sum = sat_add64(sum, b->targets[j].count);
 		if (sum > b->count)
 			b->count = sum;
 	}
@@ -498,8 +489,8 @@ int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 			    !(callee = entry_name(&l, to, buf, sizeof(buf))))
 				continue;
 			fs_function(prof, callee)->head =
-				sat_add(fs_function(prof, callee)->head, br->count);
-			l.st->calls_in = sat_add(l.st->calls_in, br->count);
+				sat_add64(fs_function(prof, callee)->head, br->count);
+			l.st->calls_in = sat_add64(l.st->calls_in, br->count);
 		}
 	}
 	for (size_t i = 0; i < prof->nfuncs; i++)

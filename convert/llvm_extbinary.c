@@ -112,20 +112,11 @@ static void wb_uleb(struct wbuf *b, uint64_t v)
  * llvm-profdata show prints them).  No linkage name is all digits. */
 static int decimal_name(const char *s, uint64_t *v)
 {
-	uint64_t x = 0;
 	size_t n = strlen(s);
 
-	if (n == 0 || n > 20 || (s[0] == '0' && n > 1))
+	if (s[0] == '0' && n > 1)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || x > (UINT64_MAX - d) / 10)
-			return 0;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 1;
+	return !dec_u64(s, n, v);
 }
 
 /* ---- writer ---- */
@@ -607,7 +598,7 @@ static void read_samples(struct reader *R, struct rbuf *r, struct fsamples *f,
 {
 	uint64_t n, total = rb_uleb(r);
 
-	f->total = f->total > UINT64_MAX - total ? UINT64_MAX : f->total + total;
+	f->total = sat_add64(f->total, total);
 	n = rb_uleb_max(r, UINT32_MAX, "number of body records");
 	for (uint64_t i = 0; i < n && !r->failed; i++) {
 		uint32_t line = (uint32_t)rb_uleb_max(r, UINT32_MAX, "line offset");
@@ -673,7 +664,7 @@ static void read_lbr(struct reader *R, struct rbuf *r)
 		if (r->failed)
 			break;
 		f = fs_function(R->p, name);
-		f->head = f->head > UINT64_MAX - head ? UINT64_MAX : f->head + head;
+		f->head = sat_add64(f->head, head);
 		read_samples(R, r, f, 0);
 		grow(&recs, &cap, nrecs + 1, sizeof(*recs));
 		recs[nrecs++] = (struct rec){ at - start, name, at, 0 };

@@ -30,8 +30,7 @@ static int unfit(struct unfit *u, int kind, const char *name, uint64_t samples)
 	if (!why)
 		return 0;
 	u->n[kind]++;
-	u->samples[kind] += samples > UINT64_MAX - u->samples[kind] ?
-			    UINT64_MAX - u->samples[kind] : samples;
+	u->samples[kind] = sat_add64(u->samples[kind], samples);
 	if (!u->first)
 		u->first = name, u->why = why;
 	return 1;
@@ -121,18 +120,10 @@ static int text_err(struct text_reader *r, const char *what)
 	return err("%s: line %zu: %s", r->name, r->lineno, what);
 }
 
-/* Parse a decimal u64 from [s, e): all digits, no overflow. */
+/* A decimal u64 from [s, e): all digits, no overflow (lib's dec_u64). */
 static int parse_u64(const char *s, const char *e, uint64_t *v)
 {
-	*v = 0;
-	if (s == e)
-		return -1;
-	for (; s < e; s++) {
-		if (*s < '0' || *s > '9' || *v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		*v = *v * 10 + (uint64_t)(*s - '0');
-	}
-	return 0;
+	return dec_u64(s, (size_t)(e - s), v);
 }
 
 /* "name:N" with the count after the last ':'. */
@@ -172,8 +163,8 @@ static int parse_header(struct text_reader *r, struct fs_profile *p,
 	memcpy(name, s, (size_t)(c1 - 1 - s));
 	name[c1 - 1 - s] = '\0';
 	r->stack[0] = fs_function(p, name);
-	r->stack[0]->total += total;
-	r->stack[0]->head += head;
+	r->stack[0]->total = sat_add64(r->stack[0]->total, total);
+	r->stack[0]->head = sat_add64(r->stack[0]->head, head);
 	r->depth = 1;
 	free(name);
 	return 0;
@@ -221,7 +212,7 @@ static int parse_body(struct text_reader *r, int d, const char *s, const char *e
 	if (split_name_count(s, e, &name, &n))
 		return text_err(r, "expected a count or CALLEE:TOTAL");
 	f = fs_inlinee(f, (uint32_t)line, (uint32_t)disc, name);
-	f->total += n;
+	f->total = sat_add64(f->total, n);
 	free(name);
 	r->stack[d] = f;
 	r->depth = d + 1;

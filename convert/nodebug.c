@@ -25,11 +25,6 @@ static int is_startup(const char *name)
 	return 0;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static void add(struct nodebug *d, struct symbolizer *s, uint64_t off,
 		uint64_t count)
 {
@@ -43,7 +38,7 @@ static void add(struct nodebug *d, struct symbolizer *s, uint64_t off,
 	if (offset_to_vaddr(segs, nseg, off, &vaddr) || sym_function_at(s, vaddr) >= 0)
 		return;
 	if (!(name = sym_function_name(s, vaddr))) {
-		d->unnamed = sat_add(d->unnamed, count);
+		d->unnamed = sat_add64(d->unnamed, count);
 		return;
 	}
 	/* Names are the symbolizer's: one pointer per function. */
@@ -53,10 +48,10 @@ static void add(struct nodebug *d, struct symbolizer *s, uint64_t off,
 		grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v));
 		d->v[d->n++] = (struct nodebug_fn){ name, 0 };
 	}
-	d->v[i].count = sat_add(d->v[i].count, count);
-	d->named = sat_add(d->named, count);
+	d->v[i].count = sat_add64(d->v[i].count, count);
+	d->named = sat_add64(d->named, count);
 	if (is_startup(name))
-		d->startup = sat_add(d->startup, count);
+		d->startup = sat_add64(d->startup, count);
 }
 
 static int cmp_fn(const void *a, const void *b)
@@ -113,5 +108,5 @@ void nodebug_report(const struct nodebug *d, const char *binary,
 	}
 	if (d->startup || d->unnamed)
 		fprintf(f, "%s:     %" PRIu64 " %s in startup code and PLT stubs (expected: they have no debug info)\n",
-			progname, sat_add(d->startup, d->unnamed), unit);
+			progname, sat_add64(d->startup, d->unnamed), unit);
 }

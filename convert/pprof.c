@@ -7,6 +7,8 @@
 #include "binobj.h"
 #include "symbolize.h"
 #include "../lib/escape.h"
+#include "../lib/hash.h"
+#include "../lib/hindex.h"
 #include "../lib/util.h"
 #include "pprof/profile.pb-c.h"
 #include "../lib/strtab.h"
@@ -57,8 +59,7 @@ struct pw {
 	size_t cap_loc_line;
 	struct lockey *keys;	/* [nlocs] */
 	size_t cap_keys;
-	size_t *lindex;		/* location number + 1 by key; 0 empty */
-	size_t licap;
+	struct hindex lindex;	/* locations by key */
 	Line *lines;
 	size_t nlines, cap_lines;
 	Function *funcs;
@@ -278,24 +279,19 @@ static void fill_location(struct pw *w, Location *l, const struct lockey *k)
 
 static uint64_t hash_key(const struct lockey *k)
 {
-	uint64_t h = (k->off ^ ((uint64_t)k->obj << 32 | k->leaf)) *
-		     0x9e3779b97f4a7c15ull;
-
-	return h ^ h >> 29;
+	return hash_u64(hash_u64(hash_u64(HASH_INIT, k->obj), k->leaf), k->off);
 }
 
-static void loc_reindex(struct pw *w)
+static uint64_t loc_hash(const void *w, size_t i)
 {
-	w->licap = w->licap ? 2 * w->licap : 1024;
-	free(w->lindex);
-	w->lindex = xcalloc(w->licap, sizeof(*w->lindex));
-	for (size_t k = 0; k < w->nlocs; k++) {
-		size_t i = hash_key(&w->keys[k]) & (w->licap - 1);
+	return hash_key(&((const struct pw *)w)->keys[i]);
+}
 
-		while (w->lindex[i])
-			i = (i + 1) & (w->licap - 1);
-		w->lindex[i] = k + 1;
-	}
+static int loc_eq(const void *w, size_t i, const void *key)
+{
+	const struct lockey *o = &((const struct pw *)w)->keys[i], *k = key;
+
+	return o->obj == k->obj && o->leaf == k->leaf && o->off == k->off;
 }
 
 /* The Location id of frame f (a leaf or a return address). */
@@ -303,17 +299,12 @@ static uint64_t location(struct pw *w, const struct raw_frame *f, int leaf)
 {
 	struct lockey k = { f->obj, leaf || f->obj >= w->p->nobjs, f->offset };
 	Location *l;
-	size_t i;
+	size_t *slot;
 
-	if (2 * (w->nlocs + 1) > w->licap)
-		loc_reindex(w);
-	i = hash_key(&k) & (w->licap - 1);
-	for (; w->lindex[i]; i = (i + 1) & (w->licap - 1)) {
-		const struct lockey *o = &w->keys[w->lindex[i] - 1];
-
-		if (o->obj == k.obj && o->leaf == k.leaf && o->off == k.off)
-			return w->lindex[i];
-	}
+	hindex_reserve(&w->lindex, w->nlocs, 1024, loc_hash, w);
+	slot = hindex_find(&w->lindex, hash_key(&k), loc_eq, w, &k);
+	if (*slot)
+		return *slot;
 	grow(&w->locs, &w->cap_locs, w->nlocs + 1, sizeof(*w->locs));
 	grow(&w->keys, &w->cap_keys, w->nlocs + 1, sizeof(*w->keys));
 	grow(&w->loc_line, &w->cap_loc_line, w->nlocs + 1, sizeof(*w->loc_line));
@@ -322,7 +313,7 @@ static uint64_t location(struct pw *w, const struct raw_frame *f, int leaf)
 	l->id = w->nlocs + 1;
 	w->keys[w->nlocs] = k;
 	w->loc_line[w->nlocs] = w->nlines;
-	w->lindex[i] = ++w->nlocs;
+	*slot = ++w->nlocs;
 	fill_location(w, l, &k);
 	return l->id;
 }
@@ -401,8 +392,7 @@ static size_t merge_leaves(struct leaf *v, size_t k)
 	sort(v, k, sizeof(*v), cmp_leaf);
 	for (size_t i = 0; i < k; i++) {
 		if (n && !cmp_leaf(&v[n - 1], &v[i]))
-			v[n - 1].count = v[n - 1].count > UINT64_MAX - v[i].count ?
-					 UINT64_MAX : v[n - 1].count + v[i].count;
+			v[n - 1].count = sat_add64(v[n - 1].count, v[i].count);
 		else
 			v[n++] = v[i];
 	}
@@ -506,8 +496,7 @@ static void add_range_samples(struct pw *w)
 			if (r->begin == r->end)
 				range_insn(r->begin, &in);
 			else if (!w->os[i].s || !sym_range_insns(w->os[i].s, r->begin, r->end, range_insn, &in))
-				w->undecoded = w->undecoded > UINT64_MAX - r->count ?
-					       UINT64_MAX : w->undecoded + r->count;
+				w->undecoded = sat_add64(w->undecoded, r->count);
 		}
 	}
 	in.n = merge_leaves(in.v, in.n);
@@ -697,7 +686,8 @@ static void pw_free(struct pw *w, struct symbolizer **bins, int nbins)
 		sym_close(bins[j]);
 	strtab_free(&w->str);
 	free(w->os), free(w->maps);
-	free(w->locs), free(w->loc_line), free(w->keys), free(w->lindex);
+	free(w->locs), free(w->loc_line), free(w->keys);
+	hindex_free(&w->lindex);
 	free(w->lines), free(w->funcs), free(w->fn_by_str), free(w->samples);
 	free(w->ids), free(w->values), free(w->res);
 }

@@ -82,7 +82,6 @@ static void add_insn(uint64_t vaddr, uint32_t len, void *arg)
 		h = hash_str(HASH_INIT, text);
 		if (l->r.nframes > 1)
 			h = hash_str(hash_byte(h, 0), l->r.frames[1].name);
-		h *= 0x9e3779b97f4a7c15ull;
 	}
 	grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
 	l->v[l->n++] = (struct fpline){ l->r.frames[0].line_offset & 0xffff, h };

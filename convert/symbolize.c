@@ -5,6 +5,7 @@
 #include "symbolize.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/hindex.h"
 #include "../lib/strtab.h"
 
 #include <dwarf.h>
@@ -87,6 +88,13 @@ struct cu_lines {
 	size_t next;		/* where the last search ended */
 };
 
+/* A unit's address range, for sym_source_line: its own index, since
+ * dwarf_addrdie needs .debug_aranges, which clang does not emit. */
+struct cu_range {
+	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
+	Dwarf_Off die;		/* the unit's DIE */
+};
+
 struct symbolizer {
 	char *path;
 	Dwfl *dwfl;
@@ -105,8 +113,7 @@ struct symbolizer {
 	size_t nranges, cap_ranges;
 	struct cu_lines *cus;
 	size_t ncus, cap_cus;
-	size_t *by_name;	/* function index + 1, hashed by name */
-	size_t by_name_size;
+	struct hindex by_name;	/* funcs by name, built at the first look-up */
 	struct insn_dec *dec;	/* NULL: a machine capstone does not decode */
 	/* The last look-up, and the addresses [last_lo, last_hi) of its
 	 * function that share its line-table row and inline chain: a walk
@@ -119,7 +126,10 @@ struct symbolizer {
 	const char *dwarf_path;
 	char dwarf_err[256];
 	int lines_warned;
-	struct strtab files;	/* decl files joined with their comp_dir */
+	struct strtab files;	/* file names joined with their comp_dir */
+	struct cu_range *cu_ranges;	/* sorted by lo; built at first use */
+	size_t ncu_ranges, cap_cu_ranges;
+	int cu_ranges_built;
 	int want_files;		/* sym_want_files */
 };
 
@@ -420,7 +430,8 @@ void sym_close(struct symbolizer *s)
 	if (s->debug_dwfl)
 		dwfl_end(s->debug_dwfl);
 	free(s->segs);
-	free(s->by_name);
+	hindex_free(&s->by_name);
+	free(s->cu_ranges);
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		if (s->funcs[i].inl) {
 			free(s->funcs[i].inl->node);
@@ -507,21 +518,34 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned attr, int integrate)
 	return (uint32_t)w;
 }
 
-/* The file that declares the function of die (through abstract origins),
- * joined with its unit's DW_AT_comp_dir if relative (DWARF 5, 6.2.4);
- * NULL if none. */
-static const char *decl_file(struct symbolizer *s, Dwarf_Die *die)
+/* A file name of unit cu, joined with the unit's DW_AT_comp_dir if it is
+ * relative (DWARF 5, section 6.2.4: directory entry 0; clang writes
+ * "tests/x.c" for a file compiled below its working directory).  The
+ * joined name is s's (s->files), once per name; else f itself. */
+static const char *join_comp_dir(struct symbolizer *s, Dwarf_Die *cu,
+				 const char *f)
 {
-	const char *f = dwarf_decl_file(die), *dir;
-	Dwarf_Die cu;
 	Dwarf_Attribute a;
+	const char *dir;
 	char buf[4096];
 
-	if (!f || f[0] == '/' || !dwarf_diecu(die, &cu, NULL, NULL) ||
-	    !(dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a))) ||
+	if (f[0] == '/' ||
+	    !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
 	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, f) >= sizeof(buf))
 		return f;
 	return strtab_get(&s->files, buf);
+}
+
+/* The file that declares the function of die (through abstract origins),
+ * joined with its unit's DW_AT_comp_dir if relative; NULL if none. */
+static const char *decl_file(struct symbolizer *s, Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die);
+	Dwarf_Die cu;
+
+	if (!f || !dwarf_diecu(die, &cu, NULL, NULL))
+		return f;
+	return join_comp_dir(s, &cu, f);
 }
 
 /* Collect the inlined subroutines directly below die (looking through
@@ -875,33 +899,113 @@ long sym_function_at(struct symbolizer *s, uint64_t vaddr)
 	return rg ? (long)rg->func : -1;
 }
 
-static size_t str_hash(const char *p)
+/* by_name's hash and equality: the names are filled in (func_name) before
+ * the index is built. */
+static uint64_t fname_hash(const void *s, size_t i)
 {
-	return (size_t)hash_str(HASH_INIT, p);
+	return hash_str(HASH_INIT, ((const struct symbolizer *)s)->funcs[i].name);
+}
+
+static int fname_eq(const void *s, size_t i, const void *name)
+{
+	return !strcmp(((const struct symbolizer *)s)->funcs[i].name, name);
 }
 
 long sym_function_by_name(struct symbolizer *s, const char *name)
 {
-	size_t mask, h;
+	size_t *slot;
 
-	if (!s->by_name) {
-		s->by_name_size = 1024;
-		while (s->by_name_size < 2 * s->nfuncs)
-			s->by_name_size *= 2;
-		s->by_name = xcalloc(s->by_name_size, sizeof(*s->by_name));
-		mask = s->by_name_size - 1;
-		for (size_t i = 0; i < s->nfuncs; i++) {
-			for (h = str_hash(func_name(s, i)) & mask; s->by_name[h];
-			     h = (h + 1) & mask)
-				;
-			s->by_name[h] = i + 1;
+	if (!s->by_name.cap) {
+		for (size_t i = 0; i < s->nfuncs; i++)
+			func_name(s, i);
+		hindex_rebuild(&s->by_name, s->nfuncs, 1024, fname_hash, s);
+	}
+	slot = hindex_find(&s->by_name, hash_str(HASH_INIT, name), fname_eq, s, name);
+	return *slot ? (long)(*slot - 1) : -1;
+}
+
+/* ---- Source lines for people (report) ---- */
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The address ranges of the compile, partial and skeleton units. */
+static void index_unit_ranges(struct symbolizer *s)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die die;
+	uint8_t type;
+
+	while (!dwarf_get_units(s->dw, cu, &cu, NULL, &type, &die, NULL)) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t k = 0;
+
+		if (type != DW_UT_compile && type != DW_UT_partial &&
+		    type != DW_UT_skeleton)
+			continue;
+		while ((k = dwarf_ranges(&die, k, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			grow(&s->cu_ranges, &s->cap_cu_ranges, s->ncu_ranges + 1,
+			     sizeof(*s->cu_ranges));
+			s->cu_ranges[s->ncu_ranges++] =
+				(struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
 		}
 	}
-	mask = s->by_name_size - 1;
-	for (h = str_hash(name) & mask; s->by_name[h]; h = (h + 1) & mask)
-		if (!strcmp(func_name(s, s->by_name[h] - 1), name))
-			return (long)(s->by_name[h] - 1);
-	return -1;
+	sort(s->cu_ranges, s->ncu_ranges, sizeof(*s->cu_ranges), cmp_cu_range);
+}
+
+/* The index after the last unit range that starts at or before vaddr. */
+static size_t cu_range_after(const struct symbolizer *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->ncu_ranges;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->cu_ranges[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const char *sym_source_line(struct symbolizer *s, uint64_t vaddr,
+			    uint32_t *line)
+{
+	Dwarf_Die die;
+	Dwarf_Line *l;
+	const char *file;
+	int ln = 0;
+
+	if (!s->dw)
+		return NULL;
+	if (!s->cu_ranges_built) {
+		index_unit_ranges(s);
+		s->cu_ranges_built = 1;
+	}
+	/* Ranges of different units do not overlap; look back a little in
+	 * case one range lies inside another's span. */
+	for (size_t i = cu_range_after(s, vaddr), k = 0; i-- > 0 && k < 8; k++) {
+		const struct cu_range *r = &s->cu_ranges[i];
+
+		if (vaddr < r->lo || vaddr >= r->hi)
+			continue;
+		if (!dwarf_offdie(s->dw, r->die, &die) ||
+		    !(l = dwarf_getsrc_die(&die, vaddr)))
+			return NULL;
+		file = dwarf_linesrc(l, NULL, NULL);
+		if (!file || dwarf_lineno(l, &ln) || ln <= 0)
+			return NULL;
+		*line = (uint32_t)ln;
+		return join_comp_dir(s, &die, file);
+	}
+	return NULL;
 }
 
 /* ---- Instructions (decoded by insn.c) ---- */

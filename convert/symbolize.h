@@ -75,6 +75,16 @@ uint32_t sym_insn_text(struct symbolizer *s, uint64_t vaddr, char *buf,
  * each unit's file table, which only pprof's Function.filename needs. */
 void sym_want_files(struct symbolizer *s);
 
+/* The source file and line of ELF virtual address vaddr for people (a
+ * report), where sym_lookup gives line offsets for compiler profiles:
+ * the row of the line table (libdw's dwarf_getsrc_die) of the unit whose
+ * address ranges hold vaddr.  The name is absolute when its unit's
+ * DW_AT_comp_dir makes it so, owned by s until sym_close; NULL (*line
+ * untouched) if no unit or row holds vaddr, or s has no DWARF: not an
+ * error, the line is unknown. */
+const char *sym_source_line(struct symbolizer *s, uint64_t vaddr,
+			    uint32_t *line);
+
 /* Symbolize an ELF virtual address of the binary. */
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
 			   struct sym_result *r);

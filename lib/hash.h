@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The one hash of pgoprof's in-memory tables: 64-bit FNV-1a (Fowler,
- * Noll, Vo), with the reference's offset basis and prime.  Fast on short
- * keys (names, a few addresses), and good enough for open addressing with
- * linear probing at half load.  Hash values never reach a file: changing
- * this changes no output, only table order that every writer sorts away. */
+/* The hash of pgoprof's in-memory tables: 64-bit FNV-1a (Fowler, Noll,
+ * Vo), with the reference's offset basis and prime; keys of several
+ * numbers fold one hash_u64 per number.  Fast on short keys (names, a few
+ * addresses), and good enough for open addressing with linear probing at
+ * half load (lib/hindex.h folds the high bits in).  Hash values never
+ * reach a file, and table order is sorted away by every writer but one:
+ * convert/estimate.c, which keeps its own slot hash because its sums run
+ * in slot order (the line keys it is given are this hash, so changing it
+ * may move the last bits of an estimated count).  The PRNGs of synth/
+ * are generators, not table hashes. */
 #ifndef PGOPROF_HASH_H
 #define PGOPROF_HASH_H
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The one open-addressing index of pgoprof's tables: a hash index over
- * an array the caller keeps (functions, stacks, edges...).  A slot holds
- * an entry's number + 1, 0 when empty; linear probing; at most half full,
- * so probes stay short.  The entries never move for the index: it grows
- * by re-placing every entry by its hash, which the caller gives.
+/* The open-addressing index for pgoprof's tables: a hash index over an
+ * array the caller keeps (functions, stacks, edges...).  A table with a
+ * probe loop of its own says why beside it (convert/estimate.c).  A slot
+ * holds an entry's number + 1, 0 when empty; linear probing; at most half
+ * full, so probes stay short.  The entries never move for the index: it
+ * grows by re-placing every entry by its hash, which the caller gives.
  *
  * A lookup or insert, with the caller's hash and equality:
  *	hindex_reserve(&x, n, 256, hash_of_entry, tab);

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A string-keyed hash table of uint32_t values (file names to indices).
+/* A string-keyed hash table of uint32_t values (file names to indices):
+ * the keys interned in a strtab, a value per key number.
  * Zero-initialized, it is an empty map. */
 #ifndef PGOPROF_STRMAP_H
 #define PGOPROF_STRMAP_H
 
-#include "hindex.h"
+#include "strtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 struct strmap {
-	char **keys;		/* n of them, in insertion order */
-	uint32_t *vals;
-	size_t n, cap_keys, cap_vals;
-	struct hindex index;	/* keys by FNV-1a */
+	struct strtab keys;	/* in insertion order */
+	uint32_t *vals;		/* [keys.n]: key number -> value */
+	size_t cap_vals;
 };
 
 /* The value of key into *val and 1, or 0 if key is not there. */

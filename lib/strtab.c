@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Interned strings: an array of copies and an open-addressing index. */
+/* Interned strings: an array of copies and a hash index (hindex.h) of
+ * their FNV-1a hashes. */
 #include "strtab.h"
 #include "hash.h"
 #include "util.h"
@@ -17,42 +18,42 @@ void strtab_free(struct strtab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
-	free(t->index);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
-/* The index slot of s: its number + 1, or an empty slot. */
-static size_t find(const struct strtab *t, const char *s)
+static uint64_t str_hash(const void *t, size_t i)
 {
-	size_t i = (size_t)hash_str(HASH_INIT, s) & (t->icap - 1);
-
-	while (t->index[i] && strcmp(t->v[t->index[i] - 1], s))
-		i = (i + 1) & (t->icap - 1);
-	return i;
+	return hash_str(HASH_INIT, ((const struct strtab *)t)->v[i]);
 }
 
-static void reindex(struct strtab *t)
+static int str_eq(const void *t, size_t i, const void *s)
 {
-	t->icap = t->icap ? 2 * t->icap : 256;
-	free(t->index);
-	t->index = xcalloc(t->icap, sizeof(*t->index));
-	for (size_t k = 0; k < t->n; k++)
-		t->index[find(t, t->v[k])] = k + 1;
+	return !strcmp(((const struct strtab *)t)->v[i], s);
+}
+
+long strtab_find(const struct strtab *t, const char *s)
+{
+	size_t *slot;
+
+	if (!t->index.cap)
+		return -1;
+	slot = hindex_find(&t->index, hash_str(HASH_INIT, s), str_eq, t, s);
+	return *slot ? (long)(*slot - 1) : -1;
 }
 
 size_t strtab_id(struct strtab *t, const char *s)
 {
-	size_t i;
+	size_t *slot;
 
-	if (2 * (t->n + 1) > t->icap)
-		reindex(t);
-	i = find(t, s);
-	if (!t->index[i]) {
+	hindex_reserve(&t->index, t->n, 256, str_hash, t);
+	slot = hindex_find(&t->index, hash_str(HASH_INIT, s), str_eq, t, s);
+	if (!*slot) {
 		grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
 		t->v[t->n] = xstrdup(s);
-		t->index[i] = ++t->n;
+		*slot = ++t->n;
 	}
-	return t->index[i] - 1;
+	return *slot - 1;
 }
 
 const char *strtab_get(struct strtab *t, const char *s)

@@ -5,13 +5,15 @@
 #ifndef PGOPROF_STRTAB_H
 #define PGOPROF_STRTAB_H
 
+#include "hindex.h"
+
 #include <stddef.h>
 
+/* Zero-initialized (or strtab_init), it is an empty table. */
 struct strtab {
 	char **v;		/* string number -> the copy, n of them */
 	size_t n, cap;
-	size_t *index;		/* open addressing: string number + 1; 0 empty */
-	size_t icap;		/* a power of two, at most half full */
+	struct hindex index;	/* the strings by FNV-1a */
 };
 
 void strtab_init(struct strtab *t);
@@ -20,6 +22,8 @@ void strtab_free(struct strtab *t);
 /* The number of s in t, added (copied) if new: 0, 1, ... in the order of
  * first addition.  Never fails (allocation exits). */
 size_t strtab_id(struct strtab *t, const char *s);
+/* The number of s in t, or -1 if t does not hold it (nothing added). */
+long strtab_find(const struct strtab *t, const char *s);
 /* The table's copy of s (added if new): owned by t, stable until
  * strtab_free. */
 const char *strtab_get(struct strtab *t, const char *s);

@@ -159,6 +159,23 @@ void sort(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+int dec_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
 void hex_string(char *out, const uint8_t *id, size_t len)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -69,6 +69,19 @@ static inline uint64_t sat_add64(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* a * b, or UINT64_MAX if the product does not fit (weights times
+ * counts when profiles are merged or scaled). */
+static inline uint64_t sat_mul64(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The decimal number in s[0..n) as *v: one digit or more, digits only
+ * (no sign, space or "0x"; leading zeros allowed), at most UINT64_MAX.
+ * Returns 0, or -1 with *v unchanged when s is empty, holds another
+ * character or overflows.  s need not be NUL-terminated. */
+int dec_u64(const char *s, size_t n, uint64_t *v);
+
 /* Hex text of a build-ID: out must hold 2*len+1 bytes. */
 void hex_string(char *out, const uint8_t *id, size_t len);
 

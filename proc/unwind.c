@@ -175,6 +175,8 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
+/* Not convert/symbolize.c's Dwfl (one offline file and its DWARF): a
+ * live process's modules, unwound by their own CFI, no debug files. */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_debuginfo = no_debuginfo,
 };

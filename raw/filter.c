@@ -41,7 +41,7 @@ static uint64_t ip_samples(const struct raw_object *o)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < o->nips; i++)
-		n = n > UINT64_MAX - o->ips[i].count ? UINT64_MAX : n + o->ips[i].count;
+		n = sat_add64(n, o->ips[i].count);
 	return n;
 }
 

@@ -64,21 +64,11 @@ const char *raw_get_meta(const struct raw_profile *p, const char *key)
 	return NULL;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 void raw_add_counter(struct raw_profile *p, const char *name, uint64_t delta)
 {
 	for (size_t i = 0; i < p->ncounters; i++) {
 		if (!strcmp(p->counters[i].name, name)) {
-			p->counters[i].value = sat_add(p->counters[i].value, delta);
+			p->counters[i].value = sat_add64(p->counters[i].value, delta);
 			return;
 		}
 	}
@@ -245,8 +235,8 @@ static void normalize_object(struct raw_object *o)
 	sort(o->ips, o->nips, sizeof(*o->ips), cmp_ip);
 	for (size_t i = 0; i < o->nips; i++) {
 		if (n && o->ips[n - 1].offset == o->ips[i].offset)
-			o->ips[n - 1].count = sat_add(o->ips[n - 1].count,
-						      o->ips[i].count);
+			o->ips[n - 1].count = sat_add64(o->ips[n - 1].count,
+							o->ips[i].count);
 		else
 			o->ips[n++] = o->ips[i];
 	}
@@ -255,8 +245,8 @@ static void normalize_object(struct raw_object *o)
 	sort(o->edges, o->nedges, sizeof(*o->edges), cmp_edge);
 	for (size_t i = 0; i < o->nedges; i++) {
 		if (n && !cmp_edge(&o->edges[n - 1], &o->edges[i]))
-			o->edges[n - 1].count = sat_add(o->edges[n - 1].count,
-							o->edges[i].count);
+			o->edges[n - 1].count = sat_add64(o->edges[n - 1].count,
+							  o->edges[i].count);
 		else
 			o->edges[n++] = o->edges[i];
 	}
@@ -265,8 +255,8 @@ static void normalize_object(struct raw_object *o)
 	sort(o->ranges, o->nranges, sizeof(*o->ranges), cmp_range);
 	for (size_t i = 0; i < o->nranges; i++) {
 		if (n && !cmp_range(&o->ranges[n - 1], &o->ranges[i]))
-			o->ranges[n - 1].count = sat_add(o->ranges[n - 1].count,
-							 o->ranges[i].count);
+			o->ranges[n - 1].count = sat_add64(o->ranges[n - 1].count,
+							   o->ranges[i].count);
 		else
 			o->ranges[n++] = o->ranges[i];
 	}
@@ -275,8 +265,8 @@ static void normalize_object(struct raw_object *o)
 	sort(o->branches, o->nbranches, sizeof(*o->branches), cmp_branch);
 	for (size_t i = 0; i < o->nbranches; i++) {
 		if (n && !cmp_branch(&o->branches[n - 1], &o->branches[i]))
-			o->branches[n - 1].count = sat_add(o->branches[n - 1].count,
-							   o->branches[i].count);
+			o->branches[n - 1].count = sat_add64(o->branches[n - 1].count,
+							     o->branches[i].count);
 		else
 			o->branches[n++] = o->branches[i];
 	}
@@ -448,7 +438,7 @@ void raw_merge_add(struct raw_profile *dst, const struct raw_profile *src,
 		merge_meta(dst, &src->meta[i]);
 	for (size_t i = 0; i < src->ncounters; i++)
 		raw_add_counter(dst, src->counters[i].name,
-				sat_mul(src->counters[i].value, weight));
+				sat_mul64(src->counters[i].value, weight));
 	/* First give every source object its index in dst, so edges that
 	 * point across objects can be renumbered. */
 	for (size_t i = 0; i < src->nobjs; i++)
@@ -461,19 +451,19 @@ void raw_merge_add(struct raw_profile *dst, const struct raw_profile *src,
 
 		for (size_t j = 0; j < s->nips; j++)
 			raw_add_ip(d, s->ips[j].offset,
-				   sat_mul(s->ips[j].count, weight));
+				   sat_mul64(s->ips[j].count, weight));
 		for (size_t j = 0; j < s->nedges; j++)
 			raw_add_edge(d, s->edges[j].ret_offset,
 				     map[s->edges[j].callee_obj],
 				     s->edges[j].callee_offset,
-				     sat_mul(s->edges[j].count, weight));
+				     sat_mul64(s->edges[j].count, weight));
 		for (size_t j = 0; j < s->nranges; j++)
 			raw_add_range(d, s->ranges[j].begin, s->ranges[j].end,
-				      sat_mul(s->ranges[j].count, weight));
+				      sat_mul64(s->ranges[j].count, weight));
 		for (size_t j = 0; j < s->nbranches; j++)
 			raw_add_branch(d, s->branches[j].from,
 				       map[s->branches[j].to_obj], s->branches[j].to,
-				       sat_mul(s->branches[j].count, weight));
+				       sat_mul64(s->branches[j].count, weight));
 	}
 	stacks_merge(dst, src, map, weight);
 	free(map);
@@ -606,7 +596,7 @@ uint64_t raw_unattributed(const struct raw_profile *p, char *line, size_t len)
 
 		if (strncmp(name, CNT_UNATTR, pre) || !p->counters[i].value)
 			continue;
-		total = sat_add(total, p->counters[i].value);
+		total = sat_add64(total, p->counters[i].value);
 		n += (size_t)snprintf(line + n, n < len ? len - n : 0,
 				      "%s%llu %s", n ? ", " : "",
 				      (unsigned long long)p->counters[i].value,

@@ -69,8 +69,7 @@ void raw_add_stack(struct raw_profile *p, const struct raw_frame *f,
 	if (*slot) {
 		struct raw_stack *s = &t->v[*slot - 1];
 
-		s->count = s->count > UINT64_MAX - count ? UINT64_MAX
-							 : s->count + count;
+		s->count = sat_add64(s->count, count);
 		return;
 	}
 	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
@@ -171,8 +170,7 @@ void stacks_sort(struct raw_stacks *t)
 		if (n && !cmp_stack(&order[i - 1], &order[i])) {
 			struct raw_stack *d = &v[n - 1];
 
-			d->count = d->count > UINT64_MAX - s->count ? UINT64_MAX
-								    : d->count + s->count;
+			d->count = sat_add64(d->count, s->count);
 			continue;
 		}
 		memcpy(&frames[nf], &t->frames[s->first],
@@ -209,7 +207,7 @@ void stacks_merge(struct raw_profile *dst, const struct raw_profile *src,
 			if (buf[j].obj < src->nobjs)
 				buf[j].obj = map[buf[j].obj];
 		}
-		c = weight && c > UINT64_MAX / weight ? UINT64_MAX : c * weight;
+		c = sat_mul64(c, weight);
 		raw_add_stack(dst, buf, d, c);
 	}
 }

@@ -58,7 +58,7 @@ static void add_at(struct ann_func *a, uint64_t off, uint64_t count)
 	size_t i = lower(a, off);
 
 	if (i < a->n && a->v[i].off == off)
-		a->v[i].count = rep_sat_add(a->v[i].count, count);
+		a->v[i].count = sat_add64(a->v[i].count, count);
 }
 
 /* The counts, read as rep_walk_raw reads a profile. */
@@ -85,7 +85,7 @@ static void count(struct ann_func *a, const struct raw_profile *p)
 	for (size_t i = 0; !ips && i < o->nranges; i++)
 		for (size_t k = lower(a, o->ranges[i].begin);
 		     k < a->n && a->v[k].off <= o->ranges[i].end; k++)
-			a->v[k].count = rep_sat_add(a->v[k].count, o->ranges[i].count);
+			a->v[k].count = sat_add64(a->v[k].count, o->ranges[i].count);
 }
 
 /* The function in object obj (its binary sym, function fn), counted. */
@@ -103,7 +103,7 @@ static void build_one(struct ann_func *a, const struct raw_profile *p,
 	free(c);
 	count(a, p);
 	for (size_t i = 0; i < a->n; i++)
-		a->total = rep_sat_add(a->total, a->v[i].count);
+		a->total = sat_add64(a->total, a->v[i].count);
 }
 
 int ann_build(struct rep_syms *s, const struct raw_profile *p,

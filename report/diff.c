@@ -49,8 +49,8 @@ static void finish(struct rows *r, uint64_t sa, uint64_t sb,
 	sort(r->v, r->n, sizeof(*r->v), cmp_key);
 	for (size_t i = 0; i < r->n; i++) {
 		if (k && r->v[k - 1].key == r->v[i].key) {
-			r->v[k - 1].a = rep_sat_add(r->v[k - 1].a, r->v[i].a);
-			r->v[k - 1].b = rep_sat_add(r->v[k - 1].b, r->v[i].b);
+			r->v[k - 1].a = sat_add64(r->v[k - 1].a, r->v[i].a);
+			r->v[k - 1].b = sat_add64(r->v[k - 1].b, r->v[i].b);
 		} else {
 			r->v[k++] = r->v[i];
 		}

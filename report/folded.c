@@ -61,9 +61,9 @@ static void finish(struct rep_folded_set *out)
 	sort(out->v, out->n, sizeof(*out->v), cmp_stack);
 	out->samples = 0;
 	for (size_t i = 0; i < out->n; i++) {
-		out->samples = rep_sat_add(out->samples, out->v[i].count);
+		out->samples = sat_add64(out->samples, out->v[i].count);
 		if (k && !cmp_stack(&out->v[k - 1], &out->v[i]))
-			out->v[k - 1].count = rep_sat_add(out->v[k - 1].count,
+			out->v[k - 1].count = sat_add64(out->v[k - 1].count,
 						      out->v[i].count);
 		else
 			out->v[k++] = out->v[i];
@@ -193,7 +193,7 @@ static void expand(struct est *e, double w)
 		lo--;
 	for (hi = lo; hi < e->ncalls && e->calls[hi].callee == key.callee; hi++)
 		if (!on_stack(e, e->sites[e->calls[hi].first]))
-			sum = rep_sat_add(sum, e->calls[hi].count);
+			sum = sat_add64(sum, e->calls[hi].count);
 	if (!sum) {
 		emit(e, NULL, w);
 		return;

@@ -39,19 +39,19 @@ static void walk_instance(struct fs_walk *w, const struct fsamples *f)
 	for (int i = 0; i < w->depth; i++)
 		again |= w->path[i] == fi;
 	if (!again)
-		m->funcs[fi].total = rep_sat_add(m->funcs[fi].total, f->total);
+		m->funcs[fi].total = sat_add64(m->funcs[fi].total, f->total);
 	for (size_t i = 0; i < f->nbody; i++) {
 		const struct fs_body *b = &f->body[i];
 		struct rep_line k = { m->funcs[fi].name, NULL, b->line, b->disc, 0 };
 
-		m->funcs[fi].self = rep_sat_add(m->funcs[fi].self, b->count);
+		m->funcs[fi].self = sat_add64(m->funcs[fi].self, b->count);
 		rep_model_add_line(m, &k, b->count);
 		for (size_t t = 0; t < b->ntargets; t++) {
 			size_t ci = fs_func(w, b->targets[t].name);
 
 			struct rep_edge *e = rep_model_pair(m, fi, ci, 0);
 
-			e->count = rep_sat_add(e->count, b->targets[t].count);
+			e->count = sat_add64(e->count, b->targets[t].count);
 		}
 	}
 	if (w->depth == FS_DEPTH_MAX)
@@ -61,7 +61,7 @@ static void walk_instance(struct fs_walk *w, const struct fsamples *f)
 		const struct fsamples *c = f->cs[i].callee;
 		struct rep_edge *e = rep_model_pair(m, fi, fs_func(w, c->name), 1);
 
-		e->count = rep_sat_add(e->count, c->total);
+		e->count = sat_add64(e->count, c->total);
 		walk_instance(w, c);
 	}
 	w->depth--;
@@ -77,7 +77,7 @@ void rep_model_add_fs(struct rep_model *m, const struct fs_profile *p,
 	m->has_total = 1;
 	m->from_fs = 1;
 	for (size_t i = 0; i < p->nfuncs; i++) {
-		m->samples = rep_sat_add(m->samples, p->funcs[i]->total);
+		m->samples = sat_add64(m->samples, p->funcs[i]->total);
 		walk_instance(w, p->funcs[i]);
 	}
 	free(w);

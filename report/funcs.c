@@ -5,6 +5,7 @@
  * --children does the same). */
 #include "funcs.h"
 #include "demangle.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 
@@ -30,15 +31,15 @@ void rep_model_free(struct rep_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* Functions, by interned name. */
+static uint64_t func_key(const char *name)
 {
-	return (h ^ v) * 0x100000001b3ull + (h >> 29);
+	return hash_u64(HASH_INIT, (uintptr_t)name);
 }
 
-/* Functions, by interned name. */
 static uint64_t func_hash(const void *m, size_t i)
 {
-	return mix(0, (uintptr_t)((const struct rep_model *)m)->funcs[i].name);
+	return func_key(((const struct rep_model *)m)->funcs[i].name);
 }
 
 static int func_eq(const void *m, size_t i, const void *key)
@@ -51,7 +52,7 @@ size_t rep_model_func_add(struct rep_model *m, const char *name)
 	size_t *slot;
 
 	hindex_reserve(&m->fidx, m->nfuncs, 256, func_hash, m);
-	slot = hindex_find(&m->fidx, mix(0, (uintptr_t)name), func_eq, m, name);
+	slot = hindex_find(&m->fidx, func_key(name), func_eq, m, name);
 	if (!*slot) {
 		grow(&m->funcs, &m->cap_funcs, m->nfuncs + 1, sizeof(*m->funcs));
 		m->funcs[m->nfuncs] = (struct rep_func){ .name = name };
@@ -71,7 +72,8 @@ long rep_model_func(const struct rep_model *m, const char *name)
 /* Pairs, by (caller, callee, inlined). */
 static uint64_t edge_key(size_t caller, size_t callee, int inlined)
 {
-	return mix(mix(mix(0, caller), callee), (uint64_t)inlined);
+	return hash_u64(hash_u64(hash_u64(HASH_INIT, caller), callee),
+			(uint64_t)inlined);
 }
 
 static uint64_t edge_hash(const void *m, size_t i)
@@ -110,8 +112,10 @@ struct rep_edge *rep_model_pair(struct rep_model *m, size_t caller,
 /* Lines, by (function, file, line, discriminator). */
 static uint64_t line_key(const struct rep_line *l)
 {
-	return mix(mix(mix(mix(0, (uintptr_t)l->func), (uintptr_t)l->file),
-		       l->line), l->disc);
+	uint64_t h = hash_u64(HASH_INIT, (uintptr_t)l->func);
+
+	h = hash_u64(hash_u64(h, (uintptr_t)l->file), l->line);
+	return hash_u64(h, l->disc);
 }
 
 static uint64_t line_hash(const void *m, size_t i)
@@ -141,13 +145,13 @@ void rep_model_add_line(struct rep_model *m, const struct rep_line *k,
 		m->lines[m->nlines].count = 0;
 		*slot = ++m->nlines;
 	}
-	m->lines[*slot - 1].count = rep_sat_add(m->lines[*slot - 1].count, count);
+	m->lines[*slot - 1].count = sat_add64(m->lines[*slot - 1].count, count);
 }
 
 /* No-line entries, by (reason, function). */
 static uint64_t noline_key(enum rep_noline why, const char *func)
 {
-	return mix(mix(0, (uintptr_t)func), (uint64_t)why);
+	return hash_u64(hash_u64(HASH_INIT, (uintptr_t)func), (uint64_t)why);
 }
 
 static uint64_t noline_hash(const void *m, size_t i)
@@ -171,10 +175,10 @@ static void add_noline(struct rep_model *m, const struct rep_sframe *leaf,
 	struct rep_noline_ent k = { leaf->noline, leaf->name, 0 };
 	size_t *slot;
 
-	m->no_line = rep_sat_add(m->no_line, count);
+	m->no_line = sat_add64(m->no_line, count);
 	if (k.why == REP_LINE_KNOWN)	/* a frame that says nothing */
 		k.why = REP_NOLINE_NO_SYMBOL;
-	m->no_line_by[k.why] = rep_sat_add(m->no_line_by[k.why], count);
+	m->no_line_by[k.why] = sat_add64(m->no_line_by[k.why], count);
 	hindex_reserve(&m->nidx, m->nnolines, 64, noline_hash, m);
 	slot = hindex_find(&m->nidx, noline_key(k.why, k.func), noline_eq, m, &k);
 	if (!*slot) {
@@ -183,7 +187,7 @@ static void add_noline(struct rep_model *m, const struct rep_sframe *leaf,
 		m->nolines[m->nnolines] = k;
 		*slot = ++m->nnolines;
 	}
-	m->nolines[*slot - 1].count = rep_sat_add(m->nolines[*slot - 1].count, count);
+	m->nolines[*slot - 1].count = sat_add64(m->nolines[*slot - 1].count, count);
 }
 
 void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
@@ -194,24 +198,24 @@ void rep_model_add_stack(struct rep_model *m, const struct rep_sframe *f,
 	if (!n || !count)
 		return;
 	m->stamp++;
-	m->samples = rep_sat_add(m->samples, count);
+	m->samples = sat_add64(m->samples, count);
 	for (size_t i = 0; i < n; i++) {
 		size_t fi = rep_model_func_add(m, f[i].name);
 
 		if (m->funcs[fi].stamp != m->stamp) {
 			m->funcs[fi].stamp = m->stamp;
-			m->funcs[fi].total = rep_sat_add(m->funcs[fi].total, count);
+			m->funcs[fi].total = sat_add64(m->funcs[fi].total, count);
 		}
 		if (i) {
 			struct rep_edge *e = rep_model_pair(m, prev, fi, f[i].inlined);
 
 			if (e->stamp != m->stamp) {
 				e->stamp = m->stamp;
-				e->count = rep_sat_add(e->count, count);
+				e->count = sat_add64(e->count, count);
 			}
 		}
 		if (i == n - 1)
-			m->funcs[fi].self = rep_sat_add(m->funcs[fi].self, count);
+			m->funcs[fi].self = sat_add64(m->funcs[fi].self, count);
 		prev = fi;
 	}
 	if (f[n - 1].file) {
@@ -237,7 +241,7 @@ static void model_call_cb(const struct rep_sframe *site, size_t n,
 	struct rep_edge *e = rep_model_pair(m, caller,
 					    rep_model_func_add(m, callee), 0);
 
-	e->count = rep_sat_add(e->count, count);
+	e->count = sat_add64(e->count, count);
 }
 
 void rep_model_add_raw(struct rep_model *m, struct rep_syms *s)

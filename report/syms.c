@@ -5,9 +5,9 @@
 #include "syms.h"
 #include "funcs.h"
 #include "demangle.h"
-#include "srcline.h"
 #include "../convert/binobj.h"
 #include "../convert/symbolize.h"
+#include "../lib/hash.h"
 #include "../lib/hindex.h"
 #include "../lib/util.h"
 #include "../raw/signal.h"
@@ -17,8 +17,7 @@
 #include <string.h>
 
 struct rep_bin {
-	struct symbolizer *sym;
-	struct srcline *src;	/* NULL: no line table */
+	struct symbolizer *sym;	/* also the source lines (sym_source_line) */
 };
 
 struct cache_ent {
@@ -51,11 +50,9 @@ static int has_counts(const struct raw_profile *p, const struct raw_object *o)
 	return o->nips || o->nedges || o->nranges || o->nbranches || p->stacks.n;
 }
 
-static void set_binary(struct rep_syms *s, uint32_t obj, struct symbolizer *sym,
-		       const char *path)
+static void set_binary(struct rep_syms *s, uint32_t obj, struct symbolizer *sym)
 {
 	s->bins[obj].sym = sym;
-	s->bins[obj].src = srcline_open(path);
 }
 
 /* An object without a --binary: the file at its recorded path, if it is
@@ -69,7 +66,7 @@ static void recorded_binary(struct rep_syms *s, uint32_t obj)
 		return;
 	sym = binobj_open_recorded(o);
 	if (sym)
-		set_binary(s, obj, sym, o->path);
+		set_binary(s, obj, sym);
 }
 
 /* Lenient (diff): a binary of the other profile is no error, and no
@@ -97,7 +94,7 @@ static int given_binary(struct rep_syms *s, const char *raw_path,
 			      path, raw_path);
 		return s->flags & REP_LENIENT ? 0 : -1;
 	}
-	set_binary(s, (uint32_t)obj, sym, path);
+	set_binary(s, (uint32_t)obj, sym);
 	s->used[k] = 1;
 	return 0;
 }
@@ -134,11 +131,9 @@ void rep_syms_close(struct rep_syms *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->p->nobjs; i++) {
+	for (size_t i = 0; i < s->p->nobjs; i++)
 		if (s->bins[i].sym)
 			sym_close(s->bins[i].sym);
-		srcline_close(s->bins[i].src);
-	}
 	free(s->bins);
 	free(s->used);
 	free(s->cache);
@@ -217,7 +212,7 @@ static void leaf_line(struct rep_syms *s, struct rep_bin *b, uint64_t vaddr,
 		      enum sym_status st, const char *name)
 {
 	struct rep_sframe *last = &s->pool[s->npool - 1];
-	const char *file = b->src ? srcline_at(b->src, vaddr, &last->line) : NULL;
+	const char *file = sym_source_line(b->sym, vaddr, &last->line);
 
 	last->file = file ? strtab_get(s->names, file) : NULL;
 	if (file)
@@ -272,7 +267,7 @@ static void lookup(struct rep_syms *s, const struct raw_frame *f, int leaf)
 
 static uint64_t cache_key(uint32_t obj, uint64_t key)
 {
-	return (key ^ ((uint64_t)obj << 40)) * 0x9e3779b97f4a7c15ull;
+	return hash_u64(hash_u64(HASH_INIT, obj), key);
 }
 
 static uint64_t cache_hash(const void *s, size_t i)
@@ -409,7 +404,7 @@ enum rep_walk rep_walk_raw(struct rep_syms *s, rep_stack_cb *cb, void *arg,
 			if (s->bins[i].sym)
 				walk_range(s, i, &p->objs[i].ranges[k], cb, arg);
 			else
-				*skipped = rep_sat_add(*skipped, p->objs[i].ranges[k].count);
+				*skipped = sat_add64(*skipped, p->objs[i].ranges[k].count);
 		}
 	}
 	return REP_WALK_RANGES;
@@ -452,7 +447,7 @@ uint64_t rep_walk_calls(struct rep_syms *s, rep_call_cb *cb, void *arg)
 			callee = rep_syms_frame(s, &to, 1, &n)[0].name;
 			f = rep_syms_frame(s, &site, 1, &n);
 			cb(f, (size_t)n, callee, b->count, arg);
-			calls = rep_sat_add(calls, b->count);
+			calls = sat_add64(calls, b->count);
 		}
 	}
 	return calls;

@@ -155,6 +155,25 @@ static void test_read_merges_duplicates(void)
 	fs_free(&p);
 }
 
+/* A function's head and total, and an inline instance's total, met
+ * twice add up to UINT64_MAX at most, never wrap. */
+static void test_read_saturates(void)
+{
+	static const char in[] =
+		"f:18446744073709551615:18446744073709551614\n 1: 5\n"
+		" 2: g:18446744073709551615\n  1: 5\n"
+		"f:3:2\n 1: 3\n 2: g:2\n  1: 1\n";
+	struct fs_profile p;
+	const struct fsamples *f;
+
+	fs_init(&p);
+	CHECK(llvm_text_read(&p, in, strlen(in), "mem") == 0);
+	f = p.nfuncs == 1 ? p.funcs[0] : NULL;
+	CHECK(f && f->total == UINT64_MAX && f->head == UINT64_MAX);
+	CHECK(f && f->ncs == 1 && f->cs[0].callee->total == UINT64_MAX);
+	fs_free(&p);
+}
+
 static void test_read_errors(void)
 {
 	static const char *const bad[] = {
@@ -288,6 +307,7 @@ int main(void)
 	RUN(test_read_round_trip);
 	RUN(test_read_keeps_totals);
 	RUN(test_read_merges_duplicates);
+	RUN(test_read_saturates);
 	RUN(test_read_errors);
 	RUN(test_read_deep_nesting);
 	RUN(test_merge_doubles);

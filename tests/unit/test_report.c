@@ -3,7 +3,9 @@
  * recursion, inlined code credited to the inlined function, demangled
  * C++ names, folded stacks, compiler profiles and diffs.  Raw profiles
  * are synthesized with the raw API, at file offsets computed from small
- * programs built here with clang-16 and g++ (SKIP without them). */
+ * programs built here with clang-16 and g++ (SKIP without them).
+ * sym_source_line: a report's file and line, the file name absolute
+ * though the compiler was given a relative one. */
 #include "check.h"
 #include "../../proc/elfaddr.h"
 #include "../../convert/formats.h"
@@ -617,6 +619,44 @@ static void test_no_line_reasons(void)
 	raw_free(&p);
 }
 
+/* The c program compiled in workdir as "sub/prog.c": line 3 at outer's
+ * entry, line 2 in the code of inl inlined there, in the file
+ * WORKDIR/sub/prog.c; no line at address 0 or past the code. */
+static void test_source_line(void)
+{
+	char src[300], bin[300], cmd[1024], want[320];
+	struct prog g;
+	uint32_t line = 99;
+	const char *file;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/sub/prog.c", workdir);
+	snprintf(bin, sizeof(bin), "%s/sub.bin", workdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/sub", workdir);
+	if (system(cmd) || !(f = fopen(src, "w"))) {
+		CHECK(!"cannot write sub/prog.c");
+		return;
+	}
+	fputs(c_source, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && clang-16 -O2 -g -o sub.bin sub/prog.c >/dev/null 2>&1",
+		 workdir);
+	if (system(cmd) || prog_open(&g, bin)) {
+		CHECK(!"cannot build or open sub.bin");
+		return;
+	}
+	snprintf(want, sizeof(want), "%s/sub/prog.c", workdir);
+	file = sym_source_line(g.s, sym_function_entry(g.s, sym_function_by_name(g.s, "outer")), &line);
+	CHECK(file && !strcmp(file, want) && line == 3);
+	CHECK(inl_offset(&g) != UINT64_MAX);
+	file = sym_source_line(g.s, inl_vaddr, &line);
+	CHECK(file && !strcmp(file, want) && line == 2);
+	line = 99;
+	CHECK(!sym_source_line(g.s, 0, &line) && line == 99);
+	CHECK(!sym_source_line(g.s, UINT64_MAX - 1, &line) && line == 99);
+	sym_close(g.s);
+}
+
 int main(void)
 {
 	char cmd[400];
@@ -632,6 +672,7 @@ int main(void)
 		RUN(test_stacks_model);
 		RUN(test_folded);
 		RUN(test_no_stacks);
+		RUN(test_source_line);
 	} else {
 		printf("SKIP test_stacks_model, test_folded, test_no_stacks: clang-16 could not build the test program\n");
 	}

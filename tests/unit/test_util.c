@@ -8,10 +8,16 @@
  * rebuild, also when all hashes collide, and it stays at most half full;
  * under a byte budget (hindex_try_reserve, try_grow) an index or array
  * grows exactly while the new one fits with the old, and a refusal
- * changes nothing. */
+ * changes nothing.  sat_add64 and sat_mul64 stop at UINT64_MAX exactly
+ * when the true result does not fit.  dec_u64 takes digits only, up to
+ * UINT64_MAX, and leaves *v alone on a refusal.  lib/strtab.c and
+ * lib/strmap.c (on lib/hindex): numbers in first-insertion order through
+ * the index's growth, a look-up that adds nothing, a value replaced. */
 #include "check.h"
 #include "../../lib/hindex.h"
 #include "../../lib/md5.h"
+#include "../../lib/strmap.h"
+#include "../../lib/strtab.h"
 #include "../../lib/util.h"
 
 #include <dirent.h>
@@ -403,6 +409,82 @@ static void test_try_grow(void)
 	CHECK(budget_grow(&bytes, 4, 0, 8) == -1 && bytes == SIZE_MAX - 4);
 }
 
+/* The saturating add and multiply: exact up to UINT64_MAX, UINT64_MAX
+ * from the first value past it, whichever operand is the large one. */
+static void test_saturating(void)
+{
+	CHECK(sat_add64(2, 3) == 5);
+	CHECK(sat_add64(UINT64_MAX - 3, 3) == UINT64_MAX);
+	CHECK(sat_add64(UINT64_MAX - 3, 4) == UINT64_MAX);
+	CHECK(sat_add64(4, UINT64_MAX - 3) == UINT64_MAX);
+	CHECK(sat_add64(UINT64_MAX - 4, 3) == UINT64_MAX - 1);
+	CHECK(sat_add64(UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+	CHECK(sat_add64(0, UINT64_MAX) == UINT64_MAX);
+	CHECK(sat_mul64(6, 7) == 42);
+	CHECK(sat_mul64(UINT64_MAX, 0) == 0 && sat_mul64(0, UINT64_MAX) == 0);
+	CHECK(sat_mul64(UINT64_MAX / 3, 3) == UINT64_MAX / 3 * 3);
+	CHECK(sat_mul64(UINT64_MAX / 3 + 1, 3) == UINT64_MAX);
+	CHECK(sat_mul64(3, UINT64_MAX / 3 + 1) == UINT64_MAX);
+	CHECK(sat_mul64(1ull << 32, 1ull << 32) == UINT64_MAX);
+	CHECK(sat_mul64((1ull << 32) - 1, (1ull << 32) + 1) == UINT64_MAX);
+}
+
+/* dec_u64: the largest value and one past it (by the last digit and
+ * by length), empty, sign, space, a non-digit next to '0' and '9', and a
+ * string that goes on past n. */
+static void test_dec_u64(void)
+{
+	static const char *const bad[] = {
+		"", "18446744073709551616", "18446744073709551620",
+		"99999999999999999999", "184467440737095516150", "-1", "+1",
+		" 1", "1 ", "0x1", "1/", "1:", "12a",
+	};
+	uint64_t v = 7;
+
+	CHECK(dec_u64("0", 1, &v) == 0 && v == 0);
+	CHECK(dec_u64("00042", 5, &v) == 0 && v == 42);
+	CHECK(dec_u64("18446744073709551615", 20, &v) == 0 && v == UINT64_MAX);
+	CHECK(dec_u64("123:456", 3, &v) == 0 && v == 123);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		v = 7;
+		CHECK(dec_u64(bad[i], strlen(bad[i]), &v) == -1 && v == 7);
+	}
+	CHECK(dec_u64(NULL, 0, &v) == -1 && v == 7);
+}
+
+/* 3000 strings (the index grows from 256 slots to 8192), each twice. */
+static void test_strtab_strmap(void)
+{
+	struct strtab t = { 0 };
+	struct strmap m = { 0 };
+	char name[32];
+	uint32_t v = 7;
+	int ok = 1;
+
+	CHECK(strtab_find(&t, "a") == -1 && t.n == 0);
+	CHECK(!strmap_find(&m, "a", &v) && v == 7);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < 3000; i++) {
+			snprintf(name, sizeof(name), "s%zu", i);
+			ok &= strtab_id(&t, name) == i;
+			strmap_put(&m, name, (uint32_t)(i * 3 + (size_t)pass));
+		}
+	CHECK(ok && t.n == 3000 && m.keys.n == 3000);
+	CHECK(t.index.cap == 8192);
+	for (size_t i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "s%zu", i);
+		ok &= strtab_find(&t, name) == (long)i;
+		ok &= !strcmp(strtab_get(&t, name), name) && t.n == 3000;
+		ok &= strmap_find(&m, name, &v) && v == i * 3 + 1;
+	}
+	CHECK(ok);
+	CHECK(strtab_find(&t, "s3000") == -1 && t.n == 3000);
+	CHECK(!strmap_find(&m, "", &v) && m.keys.n == 3000);
+	strtab_free(&t);
+	strmap_free(&m);
+	CHECK(t.n == 0 && t.index.cap == 0 && m.keys.n == 0 && m.vals == NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -420,6 +502,9 @@ int main(void)
 	RUN(test_hindex);
 	RUN(test_hindex_budget);
 	RUN(test_try_grow);
+	RUN(test_saturating);
+	RUN(test_dec_u64);
+	RUN(test_strtab_strmap);
 	rmdir(dir);
 	return tests_failed != 0;
 }
