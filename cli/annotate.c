@@ -80,7 +80,7 @@ static void print_lines(FILE *out, const struct ann_func *a, int asm_too)
 
 		for (size_t i = 0; i < a->n; i++)
 			if (a->v[i].line == l)
-				c = rep_sat_add(c, a->v[i].count), code = 1;
+				c = sat_add64(c, a->v[i].count), code = 1;
 		if (!text && !code)
 			continue;	/* no source: only the lines with code */
 		found |= text != NULL;
@@ -123,7 +123,7 @@ static void print(FILE *out, const char *raw, const struct ann_func *a,
 	print_lines(out, a, asm_too);
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->v[i].line)
-			line0 = rep_sat_add(line0, a->v[i].count);
+			line0 = sat_add64(line0, a->v[i].count);
 	if (line0 || (asm_too && a->n))
 		fprintf(out, "# %" PRIu64 " (%.2f%%) at instructions without a line (line 0)\n",
 			line0, pct(line0, a->total));

@@ -13,13 +13,6 @@
 #include "syms.h"
 #include "../convert/fstree.h"
 
-/* lib/util.h's sat_add64 under the name cli/annotate.c and cli/report.c
- * still call; to go once they call sat_add64. */
-static inline uint64_t rep_sat_add(uint64_t a, uint64_t b)
-{
-	return sat_add64(a, b);
-}
-
 struct rep_func {
 	const char *name;	/* interned */
 	uint64_t self;		/* samples in its own code (leaf frame) */

@@ -241,7 +241,7 @@ static void text_nolines(FILE *out, struct rep_model *m)
 			putc('\n', out);
 		}
 		for (size_t i = k; i < end; i++)
-			rest = rep_sat_add(rest, m->nolines[i].count);
+			rest = sat_add64(rest, m->nolines[i].count);
 		if (k < end)
 			fprintf(out, " %11" PRIu64 " %6.2f%%      (%zu more function%s)\n",
 				rest, pct(rest, m->samples), end - k, end - k > 1 ? "s" : "");
@@ -310,7 +310,7 @@ static uint64_t pair_base(const struct rep_model *m, const size_t *e, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(pair_unit(m, &m->edges[e[i]]), "calls"))
-			calls = rep_sat_add(calls, m->edges[e[i]].count);
+			calls = sat_add64(calls, m->edges[e[i]].count);
 	return calls;
 }
 

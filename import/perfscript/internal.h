@@ -143,7 +143,7 @@ char *ps_cstr(struct ps *m, const char *s, size_t n);
 int ps_hexnum(const char *s, size_t n, uint64_t *v);
 /* printf's %#x: "0x" and hex digits, or "0". */
 int ps_hex0x(const char *s, size_t n, uint64_t *v);
-/* Decimal digits, at most UINT64_MAX. */
+/* Decimal digits, at most UINT64_MAX: lib's dec_u64, 1 if it parsed. */
 int ps_decnum(const char *s, size_t n, uint64_t *v);
 /* A pid or tid: decimal, or -1 (perf's "no process"), as a u32. */
 int ps_pidnum(const char *s, size_t n, uint32_t *v);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "../../lib/util.h"
+
 int ps_hexnum(const char *s, size_t n, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -32,18 +34,7 @@ int ps_hex0x(const char *s, size_t n, uint64_t *v)
 
 int ps_decnum(const char *s, size_t n, uint64_t *v)
 {
-	uint64_t x = 0;
-
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' ||
-		    x > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return 0;
-		x = x * 10 + (uint64_t)(s[i] - '0');
-	}
-	*v = x;
-	return 1;
+	return !dec_u64(s, n, v);
 }
 
 int ps_pidnum(const char *s, size_t n, uint32_t *v)
