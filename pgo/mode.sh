@@ -22,7 +22,7 @@
 # execution counts, and no estimator turns one into the other on every
 # program (issue 28: two of five programs got slower); exact counts gave
 # every program its gain, at the cost of a slower training run (qemu-user:
-# 4-15x, callgrind: about 40x).
+# 2-10x, callgrind: about 40x).
 set -u
 out=
 if [ "${1:-}" = -o ]; then out=${2:?}; shift 2; fi
@@ -31,7 +31,7 @@ mode=$1 probe=$2
 say() { echo "pgo.mk: PGO_MODE=$mode: $*" | tee -a "$log" >&2; }
 engine=${PGO_EXACT_ENGINE:-callgrind}
 if [ "$engine" = qemu ]; then
-	exact_cost="the training run runs under qemu-user for exact counts (no root, no PMU), about 4-15x slower than natively"
+	exact_cost="the training run runs under qemu-user for exact counts (no root, no PMU), about 2-10x slower than natively"
 else
 	exact_cost="the training run runs under callgrind for exact counts (no root, no PMU), about 40x slower than natively"
 fi
