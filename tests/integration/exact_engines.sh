@@ -131,8 +131,9 @@ int main(int argc, char **argv)
 C
 $CLANG -O2 -g -o kinds kinds.c
 "$PGOPROF" record --exact --engine qemu -q -o kinds.raw -- ./kinds 1000
-"$PGOPROF" show kinds.raw | awk "$AWKHEX"' $1 == "object" { on = ($6 == "'"$D/kinds"'") }
-	on && $1 == "branch" { split($4, c, ":"); print hex($2), (c[1] == 0 ? hex(c[2]) : "lib"), $5 }' >kinds.calls
+# The program's object number is the profile's, not always 0.
+"$PGOPROF" show kinds.raw | awk "$AWKHEX"' $1 == "object" { on = ($6 == "'"$D/kinds"'"); if (on) self = $2 }
+	on && $1 == "branch" { split($4, c, ":"); print hex($2), (c[1] == self ? hex(c[2]) : "lib"), $5 }' >kinds.calls
 # what, site, callee (its offset, or "lib": libc's strtol, not the PLT entry), calls
 nm kinds | awk "$AWKHEX"'{ print $3, hex($1) }' >kinds.syms
 objdump -d --no-show-raw-insn kinds | awk "$AWKHEX"'
