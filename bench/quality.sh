@@ -12,7 +12,7 @@ Usage: $0 [OPTIONS]
 For each program and compiler, with the defaults a user of pgo/pgo.mk gets
 (clang-16: extbinary, --estimator sum --call-targets calls,
 -fsample-profile-use-profi; gcc-12: afdo, --gcc-version 12, --estimator sum
---call-targets stack), builds
+--call-targets stack, -fno-unroll-loops), builds
 
   baseline      -O2 -g
   instrumented  clang -fprofile-instr-generate/-use, gcc -fprofile-generate/-use
@@ -341,7 +341,7 @@ run_one() {
         convert "$id"
         p=$(pid "$id")
         psum=$(md5 "$W/prof/$p.$EXT")
-        use_flags "$W/prof/$p.$EXT" $([ "$id" = exact ] && echo exact)
+        use_flags "$W/prof/$p.$EXT"
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
     done
@@ -350,7 +350,7 @@ run_one() {
         p=exact$variant
         convert "$p" "$W/prof/exact.raw" sum
         psum=$(md5 "$W/prof/$p.$EXT")
-        use_flags "$W/prof/$p.$EXT" exact
+        use_flags "$W/prof/$p.$EXT"
         pool_run build_pgo "pgo-$p" "$psum${profi:+|}${profi:-|no-profi}" "${USE[@]}"
         names+=("pgo-$p")
     fi

@@ -241,13 +241,12 @@ conv_opts() {
         gcc) CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
     esac
 }
-# use_flags PROFILE [exact]: sets USE ($profi: clang's
-# -fsample-profile-use-profi or empty); an exact profile's gcc build turns
-# the unroller back off, as pgo.mk's exact mode does
+# use_flags PROFILE: sets USE ($profi: clang's -fsample-profile-use-profi
+# or empty); gcc's build turns the unroller back off, as pgo.mk does
 use_flags() {
     case $CC in
         clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
-        gcc) USE=(-O2 -g -fauto-profile="$1" ${2:+-fno-unroll-loops}) ;;
+        gcc) USE=(-O2 -g -fauto-profile="$1" -fno-unroll-loops) ;;
     esac
 }
 

@@ -131,8 +131,7 @@ static void add_count(struct conv *c, const struct sym_result *r, uint64_t n)
 		c->line0 += n;
 	else
 		fs_add_body(frame_profile(c, r), in->line_offset, in->disc, n);
-	if (r->frames[0].line_offset == r->entry_offset &&
-	    r->frames[0].disc == r->entry_disc)
+	if (sym_at_entry(r))
 		fs_function(&c->prof, r->frames[0].name)->head += n;
 }
 

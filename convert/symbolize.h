@@ -33,9 +33,14 @@ struct sym_frame {
 struct sym_result {
 	int nframes;		/* frames[0] is the outermost (real) function */
 	struct sym_frame frames[SYM_MAX_FRAMES];
-	/* Location of the function's entry address in frames[0], for the head
-	 * sample estimate. */
+	/* Location of the function's entry address, for the head sample
+	 * estimate: its frames[0] line offset and discriminator, its inline
+	 * depth (0: unknown), and its innermost frame's line offset and
+	 * discriminator, so that code inlined at the entry's line is told
+	 * apart from the entry itself. */
 	uint32_t entry_offset, entry_disc;
+	int entry_nframes;
+	uint32_t entry_in_offset, entry_in_disc;
 	int truncated;		/* inline nesting deeper than SYM_MAX_FRAMES */
 };
 
@@ -84,6 +89,13 @@ void sym_want_files(struct symbolizer *s);
  * error, the line is unknown. */
 const char *sym_source_line(struct symbolizer *s, uint64_t vaddr,
 			    uint32_t *line);
+
+/* Whether R (a sym_lookup result) is at its function's entry location:
+ * the same line offset and discriminator in frames[0] as the entry address,
+ * at the same inline depth and innermost line, so that the samples of
+ * code inlined at the entry's line are not taken for entries.  HEAD's
+ * estimate in IP mode (docs/convert.md, section 7). */
+int sym_at_entry(const struct sym_result *r);
 
 /* Symbolize an ELF virtual address of the binary. */
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,

@@ -123,14 +123,15 @@ PGO_SAMPLE_CFLAGS_gcc_exact = -g
 PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
-PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE))
-PGO_USE_CFLAGS_clang_exact = $(PGO_USE_CFLAGS_clang)$(if $(pgo-probes), -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0)
 # GCC's -fauto-profile turns on -funroll-loops, which -O2 leaves off, and
-# the unroller then trusts trip counts read from line counts: with exact
-# profiles, -fno-unroll-loops gained on every program measured
-# (bench/results/unseen.md: gcc-12 Ir against -O2, lua -2.30% -> -2.62%,
-# bzip2 -3.76% -> -3.91%, gawk +0.52% -> -0.17%, zstd +2.01% -> +0.68%).
-PGO_USE_CFLAGS_gcc_exact = $(PGO_USE_CFLAGS_gcc) -fno-unroll-loops
+# the unroller then trusts trip counts read from line counts: turned back
+# off, it gained with every kind of profile measured (bench/results/
+# unseen.md and quality-signal.md; gcc-12 Ir against -O2): exact counts,
+# lua -2.30% -> -2.62%, gawk +0.52% -> -0.17%, zstd +2.01% -> +0.68%;
+# 50,000 execution samples, lua -0.96% -> -1.58%, bzip2 -3.26% -> -4.97%,
+# gawk -0.32% -> -1.04%, zstd +2.11% -> +0.91%.
+PGO_USE_CFLAGS_gcc = -fauto-profile=$(abspath $(PGO_PROFILE)) -fno-unroll-loops
+PGO_USE_CFLAGS_gcc_exact = $(PGO_USE_CFLAGS_gcc)
 # $(call pgo-opt,--option,VALUE): " --option VALUE", nothing when VALUE is empty.
 pgo-opt = $(if $(strip $(2)), $(1) $(strip $(2)))
 PGO_FORMAT_clang = --format llvm-extbinary$(call pgo-opt,--estimator,$(PGO_ESTIMATOR_clang)) --call-targets $(PGO_CALL_TARGETS_clang)
