@@ -123,6 +123,7 @@ PGO_SAMPLE_CFLAGS_gcc_exact = -g
 PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
+PGO_USE_CFLAGS_clang_exact = $(PGO_USE_CFLAGS_clang)$(if $(pgo-probes), -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0)
 # GCC's -fauto-profile turns on -funroll-loops, which -O2 leaves off, and
 # the unroller then trusts trip counts read from line counts: turned back
 # off, it gained with every kind of profile measured (bench/results/

@@ -155,6 +155,9 @@ check "PGO_MODE=exact: sampled build with discriminators, DWARF 4 for callgrind,
 	 grep -q 'record --exact -o ${X}1/wordfreq.raw' '$D/exact1.log' && grep -q 'mode exact-counts' '$D/exact1.log'"
 check "PGO_MODE=exact: two training runs give the same profile" cmp "${X}1/wordfreq.extbin" "${X}2/wordfreq.extbin"
 check "PGO_MODE=exact: llvm-profdata reads it" "$PROFDATA" show --sample "${X}1/wordfreq.extbin"
+make -C "$EX" "$@" PGO_DIR="${X}1" PGO_CC="$CLANG" PGO_MODE=exact pgo-build >"$D/exact-build.log" 2>&1; rc=$?
+check "PGO_MODE=exact: the PGO build reads the probe-based profile (rc=$rc)" sh -c \
+	"test $rc -eq 0 && grep -q -- 'build pgo: $CLANG -O2 -g -fprofile-sample-use=${X}1/wordfreq.extbin -fsample-profile-use-profi -fpseudo-probe-for-profiling ' '$D/exact-build.log'"
 make -C "$EX" "$@" PGO_DIR="${X}1" PGO_MODE=fast pgo-profile >"$D/badmode.log" 2>&1; rc=$?
 check "PGO_MODE of another value is refused (rc=$rc)" sh -c \
 	"test $rc -ne 0 && grep -q 'give auto, sample or exact' '$D/badmode.log'"

@@ -131,6 +131,17 @@ check "gcc, exact and sample: -fauto-profile with -fno-unroll-loops" sh -c \
 	"grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops\$' '$D/gcc-exact.out' &&
 	 grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops\$' '$D/gcc-sample.out'"
 
+# clang's PGO build reads the profile in every mode; from exact counts it
+# is probe-based (PGO_PROBES=1, the default) and needs the probes too.
+run clang-exact stack pgo-vars PGO_CC=clang-16 PGO_COMPILER=clang PGO_MODE=exact
+run clang-exact0 stack pgo-vars PGO_CC=clang-16 PGO_COMPILER=clang PGO_MODE=exact PGO_PROBES=0
+run clang-sample stack pgo-vars PGO_CC=clang-16 PGO_COMPILER=clang PGO_MODE=sample
+U='^PGO_USE_CFLAGS=-fprofile-sample-use=[^ ]* -fsample-profile-use-profi'
+check "clang, exact: -fprofile-sample-use with profi and the probes' flags" \
+	grep -q "$U -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0\$" "$D/clang-exact.out"
+check "clang, exact with PGO_PROBES=0, and sample: -fprofile-sample-use with profi, no probes" sh -c \
+	"grep -q '$U\$' '$D/clang-exact0.out' && grep -q '$U\$' '$D/clang-sample.out'"
+
 # PGO_MODE=sample and exact: no probe, as asked.
 run forced-sample stack pgo-profile PGO_MODE=sample
 check "PGO_MODE=sample: cpu-clock samples even where auto would not, no probe" sh -c \
