@@ -61,9 +61,7 @@ struct func {
 	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else lowest range */
 	uint8_t clang;		/* discriminators are LLVM-encoded */
 	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
-	uint32_t entry_offset, entry_disc;
-	int entry_nframes;
-	uint32_t entry_in_offset, entry_in_disc;
+	struct sym_entry entry_loc;	/* when entry_state is 1 */
 };
 
 struct range {
@@ -826,11 +824,13 @@ static void entry_location(struct symbolizer *s, struct func *f)
 	r = xmalloc(sizeof(*r));
 	if (lookup_in(s, f, f->entry, r, &sp) == SYM_OK) {
 		f->entry_state = 1;
-		f->entry_offset = r->frames[0].line_offset;
-		f->entry_disc = r->frames[0].disc;
-		f->entry_nframes = r->nframes;
-		f->entry_in_offset = r->frames[r->nframes - 1].line_offset;
-		f->entry_in_disc = r->frames[r->nframes - 1].disc;
+		f->entry_loc = (struct sym_entry){
+			.nframes = r->nframes,
+			.offset = r->frames[0].line_offset,
+			.disc = r->frames[0].disc,
+			.in_offset = r->frames[r->nframes - 1].line_offset,
+			.in_disc = r->frames[r->nframes - 1].disc,
+		};
 	}
 	free(r);
 }
@@ -839,11 +839,7 @@ static void copy_result(struct sym_result *d, const struct sym_result *r)
 {
 	d->nframes = r->nframes;
 	memcpy(d->frames, r->frames, (size_t)r->nframes * sizeof(*r->frames));
-	d->entry_offset = r->entry_offset;
-	d->entry_disc = r->entry_disc;
-	d->entry_nframes = r->entry_nframes;
-	d->entry_in_offset = r->entry_in_offset;
-	d->entry_in_disc = r->entry_in_disc;
+	d->entry = r->entry;
 	d->truncated = r->truncated;
 }
 
@@ -851,11 +847,11 @@ int sym_at_entry(const struct sym_result *r)
 {
 	const struct sym_frame *in = &r->frames[r->nframes - 1];
 
-	return r->entry_nframes == r->nframes &&
-	       r->frames[0].line_offset == r->entry_offset &&
-	       r->frames[0].disc == r->entry_disc &&
-	       in->line_offset == r->entry_in_offset &&
-	       in->disc == r->entry_in_disc;
+	return r->entry.nframes == r->nframes &&
+	       r->frames[0].line_offset == r->entry.offset &&
+	       r->frames[0].disc == r->entry.disc &&
+	       in->line_offset == r->entry.in_offset &&
+	       in->disc == r->entry.in_disc;
 }
 
 enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
@@ -878,11 +874,7 @@ enum sym_status sym_lookup(struct symbolizer *s, uint64_t vaddr,
 		return st;
 	if (f->entry_state == 0)
 		entry_location(s, f);
-	r->entry_offset = f->entry_state > 0 ? f->entry_offset : UINT32_MAX;
-	r->entry_disc = f->entry_disc;
-	r->entry_nframes = f->entry_state > 0 ? f->entry_nframes : 0;
-	r->entry_in_offset = f->entry_in_offset;
-	r->entry_in_disc = f->entry_in_disc;
+	r->entry = f->entry_state > 0 ? f->entry_loc : (struct sym_entry){ 0 };
 	s->last_f = f;
 	s->last_lo = sp.lo;
 	s->last_hi = sp.hi;

@@ -30,17 +30,20 @@ struct sym_frame {
 	const char *file;
 };
 
+/* Where a function's entry address lies, for the head sample estimate
+ * (sym_at_entry): its frames[0] line offset and discriminator, its inline
+ * depth, and its innermost frame's line offset and discriminator, so that
+ * code inlined at the entry's line is told apart from the entry itself. */
+struct sym_entry {
+	int nframes;		/* 0: the entry's location is unknown */
+	uint32_t offset, disc;
+	uint32_t in_offset, in_disc;
+};
+
 struct sym_result {
 	int nframes;		/* frames[0] is the outermost (real) function */
 	struct sym_frame frames[SYM_MAX_FRAMES];
-	/* Location of the function's entry address, for the head sample
-	 * estimate: its frames[0] line offset and discriminator, its inline
-	 * depth (0: unknown), and its innermost frame's line offset and
-	 * discriminator, so that code inlined at the entry's line is told
-	 * apart from the entry itself. */
-	uint32_t entry_offset, entry_disc;
-	int entry_nframes;
-	uint32_t entry_in_offset, entry_in_disc;
+	struct sym_entry entry;	/* of frames[0]'s function */
 	int truncated;		/* inline nesting deeper than SYM_MAX_FRAMES */
 };
 

@@ -32,6 +32,15 @@ need_tool() {
 	return 1
 }
 
+# need_expsample NAME: XS is build/bench/expsample (execution samples
+# drawn from exact counts); skips NAME (status 1) when it is not built.
+need_expsample() {
+	XS=$BUILD/bench/expsample
+	[ -x "$XS" ] && return 0
+	skip "$1" "$XS not built (make unit-tests builds it)"
+	return 1
+}
+
 # check NAME COMMAND...: passes when COMMAND succeeds.
 check() {
 	name=$1; shift

@@ -12,10 +12,7 @@
 
 need_tool convert_signal valgrind valgrind || exit 0
 need_tool convert_signal "$CLANG" clang-16 || exit 0
-XS=$BUILD/bench/expsample
-if [ ! -x "$XS" ]; then
-	skip convert_signal "$XS not built (make unit-tests builds it)"; exit 0
-fi
+need_expsample convert_signal || exit 0
 D=$WORK/convert_signal
 rm -rf "$D"; mkdir -p "$D"; cd "$D" || exit 1
 $CLANG -O2 -g -gdwarf-4 -fdebug-info-for-profiling -o dispatch \

@@ -15,10 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_tool head_entry "$CLANG" clang-16 || exit 0
-XS=$BUILD/bench/expsample
-if [ ! -x "$XS" ]; then
-	skip head_entry "$XS not built (make unit-tests builds it)"; exit 0
-fi
+need_expsample head_entry || exit 0
 D=$WORK/head_entry
 rm -rf "$D"; mkdir -p "$D"; cd "$D" || exit 1
 cat >h.c <<'C'
