@@ -13,7 +13,8 @@
 
 /* Past every character, so that no short or write option (writeopts.h)
  * takes it. */
-enum { OPT_MIN_SAMPLES = 256, OPT_COLD_CUT, OPT_LINE0, OPT_PROBES };
+enum { OPT_MIN_SAMPLES = 256, OPT_COLD_CUT, OPT_LINE0, OPT_PROBES,
+       OPT_UNSAMPLED };
 
 static void usage(FILE *f)
 {
@@ -71,9 +72,15 @@ static void usage(FILE *f)
 "                          (also from branch records; an error without\n"
 "                          .pseudo_probe) or off (by lines); build with the\n"
 "                          profile with -fpseudo-probe-for-profiling too\n"
+"      --unsampled U       IP samples: the lines of a sampled function that\n"
+"                          got no sample: auto (default: floor for afdo,\n"
+"                          omit for LLVM formats), floor (counts in %dths\n"
+"                          of a sample, such a line gets 1: GCC reads a\n"
+"                          missing line as never run) or omit\n"
 "  -q, --quiet             print only errors\n\n"
 "Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT);
+"2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT,
+	CONVERT_FLOOR_UNIT);
 }
 
 int convert_parse_args(struct convert_options *o, int argc, char **argv)
@@ -91,6 +98,7 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 		{ "cold-cut", required_argument, NULL, OPT_COLD_CUT },
 		{ "line0", required_argument, NULL, OPT_LINE0 },
 		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ "unsampled", required_argument, NULL, OPT_UNSAMPLED },
 		WRITE_LONGOPTS,
 		{ 0 },
 	};
@@ -166,6 +174,18 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 				o->probes = PROBES_OFF;
 			else {
 				err("--probes %s: give auto, on or off", optarg);
+				return 2;
+			}
+			break;
+		case OPT_UNSAMPLED:
+			if (!strcmp(optarg, "auto"))
+				o->unsampled = UNSAMPLED_AUTO;
+			else if (!strcmp(optarg, "floor"))
+				o->unsampled = UNSAMPLED_FLOOR;
+			else if (!strcmp(optarg, "omit"))
+				o->unsampled = UNSAMPLED_OMIT;
+			else {
+				err("--unsampled %s: give auto, floor or omit", optarg);
 				return 2;
 			}
 			break;

@@ -74,6 +74,9 @@ struct conv {
 	uint64_t cold_min;		/* --cold-cut's threshold, 0: none */
 	int cold_auto;			/* ... chosen by the signal */
 	struct fs_cut cut;		/* ... and what it left out */
+	uint64_t unit;			/* counts per sample (IP samples) */
+	int floor;			/* --unsampled floor */
+	size_t floored;			/* ... lines written with count 1 */
 	int probes;			/* a probe-based profile (--probes) */
 	struct pp_stats pp;		/* ... what it counted */
 	size_t pp_unplaced;		/* ... top-level probe records without
@@ -135,13 +138,19 @@ static void add_count(struct conv *c, const struct sym_result *r, uint64_t n)
 		fs_function(&c->prof, r->frames[0].name)->head += n;
 }
 
+/* n samples in counts (c->unit each). */
+static uint64_t in_counts(const struct conv *c, uint64_t n)
+{
+	return n > UINT64_MAX / c->unit ? UINT64_MAX : n * c->unit;
+}
+
 /* An IP that the instruction walk did not reach: its samples as they are. */
 static void add_ip(struct conv *c, const struct raw_ip *ip)
 {
 	c->drop = c->dropped;
 	if (symbolize_offset(c, ip->offset, 0, ip->count))
 		return;
-	add_count(c, c->res, ip->count);
+	add_count(c, c->res, in_counts(c, ip->count));
 	c->attributed += ip->count;
 }
 
@@ -291,15 +300,19 @@ static void add_ips(struct conv *c)
 	free(c->fn_keys);
 	free(c->prev);
 	c->prev = NULL;
-	scale = est_scale(&c->est, c->estimator);
+	scale = est_scale(&c->est, c->estimator) * c->unit;
 	for (size_t i = 0; i < c->est.size; i++) {
 		const struct est_line *l = &c->est.slot[i];
-
 		uint64_t v;
 
-		if (!l->key || !(v = est_value(l, c->estimator, scale)) ||
-		    sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+		if (!l->key)
 			continue;
+		v = est_value(l, c->estimator, scale);
+		if (!v && c->floor)
+			v = 1;
+		if (!v || sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+			continue;
+		c->floored += !l->sum;
 		add_count(c, c->res, v);
 		c->attributed += l->sum;
 	}
@@ -368,7 +381,7 @@ static uint64_t target_count(struct conv *c, struct fsamples *f,
 	long double n;
 
 	if (c->targets == TARGETS_STACK)
-		return samples;
+		return in_counts(c, samples);
 	n = (long double)fs_body_at(f, in->line_offset, in->disc)->count *
 	    samples / site_samples + 0.5L;
 	return n < 1 ? 1 : n >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)n;
@@ -591,6 +604,32 @@ static void report_cut(const struct conv *c)
 			c->cut.inlinees, c->cut.functions);
 }
 
+/* --unsampled: what the floor did, in one line. */
+static void report_floor(const struct conv *c)
+{
+	if (c->floor)
+		fprintf(stderr, "%s: --unsampled floor: a sample counts %" PRIu64 "; %zu lines of sampled functions without a sample written with count 1, not left out (GCC reads a missing line as never run)\n",
+			progname, c->unit, c->floored);
+}
+
+/* --unsampled: the floor for afdo from IP samples (auto), or as asked.
+ * Returns 0, or -1 after its one message. */
+static int choose_floor(struct conv *c, const struct convert_options *o)
+{
+	c->unit = 1;
+	if (o->unsampled == UNSAMPLED_OMIT ||
+	    (o->unsampled == UNSAMPLED_AUTO &&
+	     (c->lbr_mode || c->wo.format != FMT_AFDO)))
+		return 0;
+	if (c->lbr_mode)
+		return err("--unsampled floor: the profile has %s of %s, which count every line they cover; the floor is for IP samples",
+			   raw_signal_of(&c->raw) == SIGNAL_EXACT ? "exact counts" : "branch records",
+			   c->binary);
+	c->floor = 1;
+	c->unit = CONVERT_FLOOR_UNIT;
+	return 0;
+}
+
 /* --cold-cut's threshold: a count below it is left out. */
 static uint64_t cold_threshold(const struct conv *c,
 			       const struct convert_options *o)
@@ -617,6 +656,7 @@ static void report(const struct conv *c)
 {
 	report_lost(c);
 	report_cut(c);
+	report_floor(c);
 	report_sufficiency(c);
 	if (c->lbr_mode) {
 		report_lbr(c);
@@ -721,7 +761,7 @@ int convert_profile(const struct convert_options *o)
 			for (size_t i = 0; i < ob->nips; i++)
 				c.samples += ob->ips[i].count;
 		}
-		if (choose_probes(&c, o) < 0)
+		if (choose_probes(&c, o) < 0 || choose_floor(&c, o) < 0)
 			goto out_prof;
 		if (c.probes) {
 			/* done by choose_probes */
