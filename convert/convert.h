@@ -91,7 +91,7 @@ struct convert_options {
  * at most the number of runs as not hot (predict.cc, maybe_hot_count_p),
  * so from sparse samples it neither inlines nor optimizes for speed code
  * that ran.  gcc-12, gawk at 5,000 execution samples (Ir vs -O2): +3.85%
- * as sampled, +1.49% with counts x100, -0.36% with the floor too (exact
+ * as sampled, +1.49% with counts x100, -1.90% with the floor too (exact
  * counts: -0.22%); bench/results/quality-signal.md. */
 #define CONVERT_FLOOR_UNIT 100
 

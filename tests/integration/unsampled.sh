@@ -10,6 +10,12 @@
 #    a sample counts 100, and convert says so in one line;
 #  - afdo with --unsampled omit, and LLVM text (auto: omit): neither line;
 #  - exact counts with --unsampled floor: an error, nothing written;
+#  - mix()'s if line holds a hot branch and one that never runs, each its
+#    own discriminator, and GCC folds a line's discriminators by their
+#    minimum: execution samples floor the discriminator that got no sample
+#    (it ran rarely), time samples (the same ones, marked signal=time) do
+#    not (skid leaves hot blocks without samples), so the line keeps its
+#    count;
 #  - gcc reads the floored profile without a warning.
 . "$(dirname "$0")/../lib.sh"
 
@@ -30,12 +36,18 @@ __attribute__((noinline)) unsigned step(unsigned i)
 		sink = 0;
 	return s >> 7;
 }
+__attribute__((noinline)) unsigned mix(unsigned i)
+{
+	unsigned s = i * 2654435761u;
+	if (i & 1) s = s * 3 + (s >> 5); else if (i == 77777) sink = s;
+	return s >> 3;
+}
 int main(void)
 {
 	unsigned s = 0;
 
 	for (unsigned i = 0; i < 3000000; i++)
-		s += step(i);
+		s += step(i) + mix(i);
 	printf("%u\n", s);
 	return 0;
 }
@@ -54,9 +66,11 @@ RARE=4 NEVER=6 HOT=2
 "$PGOPROF" merge -f llvm-text -o omit.txt omit.afdo ||
 	{ fail "unsampled: convert or merge"; exit 0; }
 
-# count FILE OFFSET: step's top-level body count at OFFSET (empty: none)
+# count FILE OFFSET [FUNC]: FUNC's (step's) top-level body count at
+# OFFSET (empty: none)
 count() {
-	awk -v o="$2" '/^[^ ]/ { f = ($0 ~ /^step:/) } f && $1 == o ":" { print $2; exit }' "$1"
+	awk -v o="$2" -v fn="${3:-step}" '/^[^ ]/ { f = index($0, fn ":") == 1 }
+		f && $1 == o ":" { print $2; exit }' "$1"
 }
 
 check "unsampled: afdo floors a line that ran once without a sample ($(count floor.txt $RARE))" \
@@ -72,6 +86,33 @@ check "unsampled: --unsampled omit leaves the lines out" \
 	test -z "$(count omit.txt $RARE)$(count omit.txt $NEVER)" -a -n "$(count omit.txt $HOT)"
 check "unsampled: LLVM formats leave them out by default" \
 	test -z "$(count ip.txt $RARE)$(count ip.txt $NEVER)" -a -n "$(count ip.txt $HOT)"
+
+"$XS" exact.raw -n 2000 --seed 1 --meta signal=time --meta event=cpu-clock -o time.raw 2>/dev/null &&
+"$PGOPROF" convert -q ip.raw --binary u -f llvm-text --unsampled floor -o floor-llvm.txt &&
+"$PGOPROF" convert -q time.raw --binary u -f llvm-text --unsampled floor -o time-llvm.txt &&
+"$PGOPROF" convert -q time.raw --binary u -f afdo -o time.afdo &&
+"$PGOPROF" merge -f llvm-text -o time.txt time.afdo &&
+"$PGOPROF" convert -q exact.raw --binary u -f llvm-text -o exact.txt ||
+	{ fail "unsampled: convert by signal"; exit 0; }
+# mix's "if" line (offset 3): a discriminator that never ran in the exact
+# profile (what the checks are about), and the lowest count of the line's
+# discriminators in a floored profile
+never=$(awk '/^[^ ]/ { f = /^mix:/ } f && /^ 3\.[0-9]+: 0$/' exact.txt | wc -l)
+lowest() {
+	awk '/^[^ ]/ { f = /^mix:/ } f && /^ 3(\.[0-9]+)?: / { sub(":", "", $2); if (m == "" || $2 + 0 < m) m = $2 + 0 } END { print m }' "$1"
+}
+check "unsampled: mix's if line has a discriminator that never ran ($never)" \
+	test "$never" -ge 1
+check "unsampled: execution samples floor an unsampled discriminator beside a sampled one ($(lowest floor-llvm.txt))" \
+	test "$(lowest floor-llvm.txt)" = 1
+check "unsampled: ... and afdo's folded line gets the floor ($(count floor.txt 3 mix))" \
+	test "$(count floor.txt 3 mix)" = 1
+check "unsampled: time samples floor no discriminator beside a sampled one ($(lowest time-llvm.txt))" \
+	test "$(lowest time-llvm.txt)" -gt 1
+check "unsampled: ... and afdo's folded line keeps its samples ($(count time.txt 3 mix))" \
+	test "$(count time.txt 3 mix)" -gt 100
+check "unsampled: time samples still floor a line without any sample ($(count time.txt $NEVER))" \
+	test "$(count time.txt $NEVER)" = 1
 
 "$PGOPROF" convert exact.raw --binary u -f afdo --unsampled floor -o exact.afdo 2>exact.err
 rc=$?
