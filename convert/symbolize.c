@@ -58,7 +58,8 @@ struct func {
 	struct inl_tree *inl;	/* NULL until first looked up */
 	const char *name;	/* linkage name; NULL until first asked */
 	uint32_t cu;		/* index in symbolizer.cus */
-	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else lowest range */
+	uint64_t entry;		/* entry address: DW_AT_entry_pc/low_pc, else
+				 * entry_by_symbol, else lowest range */
 	uint8_t clang;		/* discriminators are LLVM-encoded */
 	int8_t entry_state;	/* 0 unknown, 1 known, -1 none */
 	struct sym_entry entry_loc;	/* when entry_state is 1 */
@@ -175,12 +176,35 @@ static int is_clang(Dwarf_Die *cu)
 	return p && strstr(p, "clang");
 }
 
+/* The entry of a function in several address ranges that has neither
+ * DW_AT_entry_pc nor DW_AT_low_pc: the start of the range where an ELF
+ * symbol other than a ".cold" part starts.  GCC splits functions into
+ * "foo" and "foo.cold" (-freorder-blocks-and-partition, on at -O2) and
+ * places the cold part in .text.unlikely, before .text: the lowest range
+ * is then not the entry, and calls to the function would not be seen as
+ * calls.  UINT64_MAX: no such symbol (a stripped .symtab). */
+static uint64_t entry_by_symbol(struct symbolizer *s, size_t r0)
+{
+	for (size_t i = r0; i < s->nranges; i++) {
+		GElf_Off off = 1;
+		GElf_Sym sym;
+		const char *name = dwfl_module_addrinfo(s->mod, s->ranges[i].low + s->elf_bias,
+							&off, &sym, NULL, NULL, NULL);
+
+		if (name && off == 0 && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    !strstr(name, ".cold"))
+			return s->ranges[i].low;
+	}
+	return UINT64_MAX;
+}
+
 static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	uint32_t f = (uint32_t)s->nfuncs;
-	uint64_t entry = UINT64_MAX;
+	uint64_t entry = UINT64_MAX, by_sym;
+	size_t r0 = s->nranges;
 	Dwarf_Addr epc;
 	int any = 0;
 
@@ -201,6 +225,8 @@ static void index_function(struct symbolizer *s, Dwarf_Die *die, int clang)
 	/* elfutils 0.188's dwarf_entrypc fails on DW_AT_ranges alone. */
 	if (!dwarf_entrypc(die, &epc) && epc)
 		entry = epc;
+	else if (s->nranges - r0 > 1 && (by_sym = entry_by_symbol(s, r0)) != UINT64_MAX)
+		entry = by_sym;
 	grow(&s->funcs, &s->cap_funcs, s->nfuncs + 1, sizeof(*s->funcs));
 	s->funcs[s->nfuncs++] = (struct func){ .die = dwarf_dieoffset(die),
 					       .cu = (uint32_t)(s->ncus - 1),
