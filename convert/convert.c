@@ -657,22 +657,24 @@ static void report_floor(const struct conv *c)
 			progname, c->unit, c->floored);
 }
 
-/* --unsampled: the floor for afdo from IP samples (auto), or as asked.
- * Returns 0, or -1 after its one message. */
-static int choose_floor(struct conv *c, const struct convert_options *o)
+/* --unsampled: the floor for afdo from IP samples (auto), or as asked;
+ * asked for a profile of ranges, it is left off, in one line (a script
+ * may give it for every profile it converts). */
+static void choose_floor(struct conv *c, const struct convert_options *o)
 {
 	c->unit = 1;
 	if (o->unsampled == UNSAMPLED_OMIT ||
 	    (o->unsampled == UNSAMPLED_AUTO &&
 	     (c->lbr_mode || c->wo.format != FMT_AFDO)))
-		return 0;
-	if (c->lbr_mode)
-		return err("--unsampled floor: the profile has %s of %s, which count every line they cover; the floor is for IP samples",
-			   raw_signal_of(&c->raw) == SIGNAL_EXACT ? "exact counts" : "branch records",
-			   c->binary);
+		return;
+	if (c->lbr_mode) {
+		warnx("note: --unsampled floor left off: the profile has %s of %s, which write every line they cover (0 where none ran); the floor is for IP samples",
+		      raw_signal_of(&c->raw) == SIGNAL_EXACT ? "exact counts" : "branch records",
+		      c->binary);
+		return;
+	}
 	c->floor = 1;
 	c->unit = CONVERT_FLOOR_UNIT;
-	return 0;
 }
 
 /* --cold-cut's threshold: a count below it is left out. */
@@ -806,8 +808,9 @@ int convert_profile(const struct convert_options *o)
 			for (size_t i = 0; i < ob->nips; i++)
 				c.samples += ob->ips[i].count;
 		}
-		if (choose_probes(&c, o) < 0 || choose_floor(&c, o) < 0)
+		if (choose_probes(&c, o) < 0)
 			goto out_prof;
+		choose_floor(&c, o);
 		if (c.probes) {
 			/* done by choose_probes */
 		} else if (c.lbr_mode) {

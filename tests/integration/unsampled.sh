@@ -9,7 +9,7 @@
 #  - afdo (auto: floor): both lines are in step's profile with count 1,
 #    a sample counts 100, and convert says so in one line;
 #  - afdo with --unsampled omit, and LLVM text (auto: omit): neither line;
-#  - exact counts with --unsampled floor: an error, nothing written;
+#  - exact counts with --unsampled floor: left off, in one line;
 #  - mix()'s if line holds a hot branch and one that never runs, each its
 #    own discriminator, and GCC folds a line's discriminators by their
 #    minimum: execution samples floor the discriminator that got no sample
@@ -114,11 +114,12 @@ check "unsampled: ... and afdo's folded line keeps its samples ($(count time.txt
 check "unsampled: time samples still floor a line without any sample ($(count time.txt $NEVER))" \
 	test "$(count time.txt $NEVER)" = 1
 
-"$PGOPROF" convert exact.raw --binary u -f afdo --unsampled floor -o exact.afdo 2>exact.err
+"$PGOPROF" convert exact.raw --binary u -f afdo --unsampled floor -o exact.afdo 2>exact.err &&
+"$PGOPROF" convert -q exact.raw --binary u -f afdo -o exact-auto.afdo
 rc=$?
-check "unsampled: --unsampled floor on exact counts is an error, nothing written (exit $rc)" \
-	test "$rc" = 1 -a ! -e exact.afdo
-check "unsampled: the error says why" grep -q "floor is for IP samples" exact.err
+check "unsampled: --unsampled floor on exact counts is left off (exit $rc, the same profile)" \
+	sh -c "test $rc = 0 && cmp -s exact.afdo exact-auto.afdo"
+check "unsampled: ... and convert says so" grep -q "unsampled floor left off: the profile has exact counts" exact.err
 
 "$GCC" -O2 -fauto-profile=floor.afdo -c -o u.o u.c 2>gcc.err
 check "unsampled: gcc reads the floored profile without a warning" \
