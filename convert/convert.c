@@ -653,11 +653,12 @@ static void report_cut(const struct conv *c)
 static void report_floor(const struct conv *c)
 {
 	if (c->floor)
-		fprintf(stderr, "%s: --unsampled floor: a sample counts %" PRIu64 "; %zu lines of sampled functions without a sample written with count 1, not left out (GCC reads a missing line as never run)\n",
+		fprintf(stderr, "%s: --unsampled floor: a sample counts %" PRIu64 "; %zu lines of sampled functions without a sample written with count 1, not left out\n",
 			progname, c->unit, c->floored);
 }
 
-/* --unsampled: the floor for afdo from IP samples (auto), or as asked;
+/* --unsampled: the floor for IP samples written as afdo and for execution
+ * samples in every format (auto), or as asked;
  * asked for a profile of ranges, it is left off, in one line (a script
  * may give it for every profile it converts). */
 static void choose_floor(struct conv *c, const struct convert_options *o)
@@ -665,7 +666,8 @@ static void choose_floor(struct conv *c, const struct convert_options *o)
 	c->unit = 1;
 	if (o->unsampled == UNSAMPLED_OMIT ||
 	    (o->unsampled == UNSAMPLED_AUTO &&
-	     (c->lbr_mode || c->wo.format != FMT_AFDO)))
+	     (c->lbr_mode || (c->wo.format != FMT_AFDO &&
+			      raw_signal_of(&c->raw) != SIGNAL_EXEC))))
 		return;
 	if (c->lbr_mode) {
 		warnx("note: --unsampled floor left off: the profile has %s of %s, which write every line they cover (0 where none ran); the floor is for IP samples",

@@ -146,7 +146,8 @@ uint64_t est_value(const struct est_line *l, enum estimator e,
 	long double v = raw_estimate(l, e) * scale + 0.5L;
 
 	/* A line without samples of its own stays out of the profile with
-	 * every estimator, though a block estimate could give it a count:
+	 * every estimator (--unsampled floor may give it 1: convert.c,
+	 * add_floor), though a block estimate could give it a count:
 	 * its count would come from code around it, and such counts marked
 	 * code cold that the compiler's own inference got right (bzip2 with
 	 * clang: -9% executed instructions against -16%; docs/convert.md). */
