@@ -657,17 +657,14 @@ static void report_floor(const struct conv *c)
 			progname, c->unit, c->floored);
 }
 
-/* --unsampled: the floor for IP samples written as afdo and for execution
- * samples in every format (auto), or as asked;
+/* --unsampled: the floor for IP samples (auto), or as asked;
  * asked for a profile of ranges, it is left off, in one line (a script
  * may give it for every profile it converts). */
 static void choose_floor(struct conv *c, const struct convert_options *o)
 {
 	c->unit = 1;
 	if (o->unsampled == UNSAMPLED_OMIT ||
-	    (o->unsampled == UNSAMPLED_AUTO &&
-	     (c->lbr_mode || (c->wo.format != FMT_AFDO &&
-			      raw_signal_of(&c->raw) != SIGNAL_EXEC))))
+	    (o->unsampled == UNSAMPLED_AUTO && c->lbr_mode))
 		return;
 	if (c->lbr_mode) {
 		warnx("note: --unsampled floor left off: the profile has %s of %s, which write every line they cover (0 where none ran); the floor is for IP samples",

@@ -26,8 +26,7 @@ enum probes_mode {
 
 /* --unsampled: the lines of a sampled function that got no sample. */
 enum unsampled_mode {
-	UNSAMPLED_AUTO,		/* FLOOR for afdo from IP samples and for
-				 * execution samples, else OMIT */
+	UNSAMPLED_AUTO,		/* FLOOR for IP samples, else OMIT */
 	UNSAMPLED_OMIT,		/* left out of the profile */
 	UNSAMPLED_FLOOR,	/* IP samples: counts in CONVERT_FLOOR_UNIT-ths
 				 * of a sample, and such a line gets 1 */
@@ -93,9 +92,10 @@ struct convert_options {
  * so from sparse samples it neither inlines nor optimizes for speed code
  * that ran.  gcc-12, gawk at 5,000 execution samples (Ir vs -O2): +3.85%
  * as sampled, +1.49% with counts x100, -1.90% with the floor too (exact
- * counts: -0.22%).  clang-16 with profile inference gains too, from
- * execution samples: sqlite at 50,000 samples -6.64% -> -9.05% (exact
- * -8.98%); bench/results/quality-signal.md. */
+ * counts: -0.22%).  clang-16 with profile inference gains too: sqlite
+ * at 50,000 execution samples -6.64% -> -9.05% (exact -8.98%), bzip2 from
+ * cpu-clock samples -14.58% -> -17.00% (median of three recordings);
+ * bench/results/quality-signal.md. */
 #define CONVERT_FLOOR_UNIT 100
 
 /* Write o->binary's sample profile from o->raw_path to o->output (written
