@@ -69,7 +69,16 @@ until_true 30 grep -q ready threads.out
 check "-p of 1000 threads under ulimit -n 1024: the limit named (rc=$rc)" sh -c \
 	"test $rc -eq 1 && grep -q 'Too many open files' nofile.err && grep -q 'ulimit -n' nofile.err"
 timeout -k 5 60 "$REC" -q -m stack -p $tpid -d 1 -o "$D/idle.raw" 2>idle.err; rc=$?
-check "-p of 1000 threads that each run less than a period: the warning says why (rc=$rc)" sh -c \
-	"test $rc -eq 0 && grep -q 'gave no samples' idle.err && grep -Eq '10[0-9][0-9] threads' idle.err &&
-	 grep -q -- ' -a' idle.err && grep -q -- '-c' idle.err"
+# Under load a thread's own CPU time (its wake-ups and syscalls) can
+# reach a period and give a sample: then there is nothing to warn of,
+# and the check below would pass or fail by how the machine was loaded.
+taken=$("$PGOPROF" show "$D/idle.raw" 2>/dev/null | awk '$2 == "samples.taken" { print $4 }')
+if [ "$rc" -eq 0 ] && [ "${taken:-0}" -gt 0 ]; then
+	skip "-p of 1000 threads that each run less than a period: the warning says why" \
+		"a thread reached a period under this load ($taken samples): no warning is due"
+else
+	check "-p of 1000 threads that each run less than a period: the warning says why (rc=$rc)" sh -c \
+		"test $rc -eq 0 && grep -q 'gave no samples' idle.err && grep -Eq '10[0-9][0-9] threads' idle.err &&
+		 grep -q -- ' -a' idle.err && grep -q -- '-c' idle.err"
+fi
 kill $tpid 2>/dev/null; wait $tpid 2>/dev/null || :
