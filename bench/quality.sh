@@ -12,7 +12,8 @@ Usage: $0 [OPTIONS]
 For each program and compiler, with the defaults a user of pgo/pgo.mk gets
 (clang-16: extbinary, --estimator sum --call-targets calls,
 -fsample-profile-use-profi; gcc-12: afdo, --gcc-version 12, --estimator sum
---call-targets stack, -fno-unroll-loops), builds
+--call-targets stack, -fno-unroll-loops --param=tracer-dynamic-coverage=0),
+builds
 
   baseline      -O2 -g
   instrumented  clang -fprofile-instr-generate/-use, gcc -fprofile-generate/-use

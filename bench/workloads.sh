@@ -242,11 +242,13 @@ conv_opts() {
     esac
 }
 # use_flags PROFILE: sets USE ($profi: clang's -fsample-profile-use-profi
-# or empty); gcc's build turns the unroller back off, as pgo.mk does
+# or empty); gcc's build turns the unroller back off and the tracer off
+# where there is no profile, as pgo.mk does
 use_flags() {
     case $CC in
         clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
-        gcc) USE=(-O2 -g -fauto-profile="$1" -fno-unroll-loops) ;;
+        gcc) USE=(-O2 -g -fauto-profile="$1" -fno-unroll-loops
+             --param=tracer-dynamic-coverage=0) ;;
     esac
 }
 

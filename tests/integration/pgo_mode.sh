@@ -127,9 +127,9 @@ check "make pgo-vars does not probe" test ! -s "$FAKE_PROBES"
 # exact counts and from samples alike (pgo.mk says why).
 run gcc-exact stack pgo-vars PGO_CC=gcc PGO_COMPILER=gcc PGO_MODE=exact
 run gcc-sample stack pgo-vars PGO_CC=gcc PGO_COMPILER=gcc PGO_MODE=sample
-check "gcc, exact and sample: -fauto-profile with -fno-unroll-loops" sh -c \
-	"grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops\$' '$D/gcc-exact.out' &&
-	 grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops\$' '$D/gcc-sample.out'"
+check "gcc, exact and sample: -fauto-profile, -fno-unroll-loops, no tracer without profile" sh -c \
+	"grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops --param=tracer-dynamic-coverage=0\$' '$D/gcc-exact.out' &&
+	 grep -q '^PGO_USE_CFLAGS=-fauto-profile=[^ ]* -fno-unroll-loops --param=tracer-dynamic-coverage=0\$' '$D/gcc-sample.out'"
 
 # clang's PGO build reads the profile in every mode; from exact counts it
 # is probe-based (PGO_PROBES=1, the default) and needs the probes too.
