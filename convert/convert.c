@@ -569,6 +569,9 @@ static void report_lbr(const struct conv *c)
 	if (l->branches_dropped)
 		fprintf(stderr, "%s:   %" PRIu64 " branches dropped: outside any loadable segment\n",
 			progname, l->branches_dropped);
+	if (l->repeats)
+		fprintf(stderr, "%s:   %" PRIu64 " REP string instructions counted once per execution, not per iteration (%" PRIu64 " iterations left out)\n",
+			progname, l->repeats, l->repeat_iterations);
 }
 
 /* Above this share of samples.lost in samples.taken, warn: the profile
@@ -814,7 +817,8 @@ int convert_profile(const struct convert_options *o)
 			/* done by choose_probes */
 		} else if (c.lbr_mode) {
 			lbr_add(&c.prof, c.sym, &c.raw, c.obj, lbr_callee, &c, &c.lbr,
-				o->line0_drop ? LBR_LINE0_DROP : 0);
+				(o->line0_drop ? LBR_LINE0_DROP : 0) |
+				(raw_signal_of(&c.raw) == SIGNAL_EXACT ? LBR_REPEAT_ONCE : 0));
 		} else {
 			add_ips(&c);
 			add_edges(&c);

@@ -176,6 +176,41 @@ static unsigned fast_kind(struct insn_dec *d, const cs_insn *insn,
 	return kind;
 }
 
+/* INSN_REPEAT for an x86 instruction whose legacy prefixes (Intel SDM
+ * vol. 2, 2.1.1) hold F2 or F3 and whose opcode, after an optional REX
+ * prefix, is a one-byte string operation: ins/outs 6C-6F, movs A4-A5,
+ * cmps A6-A7, stos AA-AB, lods AC-AD, scas AE-AF.  By bytes, not by
+ * capstone's id: its ids do not tell SSE's movsd (F2 0F 10) from the
+ * string movsd, and "rep ret" (F3 C3) is a return. */
+static unsigned x86_repeat(const uint8_t *b, size_t n)
+{
+	int rep = 0;
+	size_t i = 0;
+
+	for (; i < n; i++) {
+		if (b[i] == 0xf2 || b[i] == 0xf3)
+			rep = 1;
+		else if (b[i] != 0x66 && b[i] != 0x67 && b[i] != 0xf0 &&
+			 b[i] != 0x2e && b[i] != 0x36 && b[i] != 0x3e &&
+			 b[i] != 0x26 && b[i] != 0x64 && b[i] != 0x65)
+			break;
+	}
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		i++;
+	if (!rep || i >= n)
+		return 0;
+	return (b[i] >= 0x6c && b[i] <= 0x6f) || (b[i] >= 0xa4 && b[i] <= 0xa7) ||
+	       (b[i] >= 0xaa && b[i] <= 0xaf) ? INSN_REPEAT : 0;
+}
+
+static unsigned walk_kind(struct insn_dec *d, const cs_insn *insn,
+			  const uint8_t *code)
+{
+	unsigned kind = fast_kind(d, insn, code);
+
+	return d->x86 ? kind | x86_repeat(code, insn->size) : kind;
+}
+
 unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 		   uint64_t addr, uint32_t *len)
 {
@@ -183,7 +218,7 @@ unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 	if (!cs.disasm_iter(d->cs_fast, &code, &left, &addr, d->insn_fast))
 		return INSN_NONE;
 	*len = d->insn_fast->size;
-	return fast_kind(d, d->insn_fast, code - d->insn_fast->size);
+	return walk_kind(d, d->insn_fast, code - d->insn_fast->size);
 }
 
 uint32_t insn_text(struct insn_dec *d, const uint8_t *code, size_t left,
@@ -257,7 +292,7 @@ uint64_t insn_walk(struct insn_dec *d, const uint8_t *code, size_t left,
 
 	while (cs.disasm_iter(d->cs_fast, &code, &left, &addr, insn)) {
 		cb(insn->address, insn->size,
-		   with_kind ? fast_kind(d, insn, code - insn->size) : INSN_NONE,
+		   with_kind ? walk_kind(d, insn, code - insn->size) : INSN_NONE,
 		   arg);
 		(*n)++;
 	}

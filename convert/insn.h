@@ -17,6 +17,12 @@
 #define INSN_RET 2u
 #define INSN_JUMP 4u	/* unconditional direct jump */
 #define INSN_BRANCH 8u	/* other branches: conditional, indirect */
+/* A flag beside the kind: an x86 string instruction with a REP, REPE or
+ * REPNE prefix (movs, stos, lods, scas, cmps, ins, outs).  It is one
+ * instruction that runs rcx iterations, and instruction-counting engines
+ * (QEMU, whose translation jumps back to it for each iteration; valgrind)
+ * count every iteration as an execution. */
+#define INSN_REPEAT 16u
 
 struct insn_dec;
 
@@ -31,7 +37,8 @@ int insn_open(unsigned e_machine, struct insn_dec **out);
 void insn_close(struct insn_dec *d);
 
 /* The instruction at code (left bytes readable, at address addr): its
- * kind (INSN_*), and its length in *len, 0 if it does not decode. */
+ * kind (INSN_*, with INSN_REPEAT), and its length in *len, 0 if it does
+ * not decode. */
 unsigned insn_kind(struct insn_dec *d, const uint8_t *code, size_t left,
 		   uint64_t addr, uint32_t *len);
 
@@ -54,7 +61,8 @@ uint64_t insn_branch_target(struct insn_dec *d, const uint8_t *code,
 			    size_t left, uint64_t addr);
 
 /* Decode code[0, left) from address addr on, calling cb(address, length,
- * kind, arg) for each instruction (kind INSN_NONE unless with_kind), up to
+ * kind, arg) for each instruction (kind INSN_NONE unless with_kind; then
+ * with INSN_REPEAT), up to
  * the end or the first byte that does not decode.  Returns the address
  * where it stopped; *n counts the instructions. */
 uint64_t insn_walk(struct insn_dec *d, const uint8_t *code, size_t left,

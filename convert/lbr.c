@@ -50,6 +50,11 @@ struct fn_insns {
 	uint64_t *addr;
 	uint8_t *len;
 	uint32_t *barriers;	/* [i]: calls, returns, jumps before insn i */
+	uint8_t *kind;		/* [i]: INSN_* of insn i, with INSN_REPEAT */
+	uint64_t *targets;	/* the direct branch targets in the function,
+				 * sorted; made for the repeat rule only */
+	size_t ntargets;
+	int targets_made;
 	uint64_t *diff;		/* difference array of counts; NULL if no
 				 * range begins in the function */
 };
@@ -119,8 +124,10 @@ static void add_insn(uint64_t vaddr, uint32_t len, unsigned kind, void *arg)
 		f->addr = xrealloc(f->addr, f->cap * sizeof(*f->addr));
 		f->len = xrealloc(f->len, f->cap * sizeof(*f->len));
 		f->barriers = xrealloc(f->barriers, (f->cap + 1) * sizeof(*f->barriers));
+		f->kind = xrealloc(f->kind, f->cap * sizeof(*f->kind));
 	}
 	f->addr[f->n] = vaddr;
+	f->kind[f->n] = (uint8_t)kind;
 	f->len[f->n] = (uint8_t)(len > 255 ? 255 : len);
 	/* For now the kind; turned into a running count below. */
 	f->barriers[f->n] = (kind & (INSN_CALL | INSN_RET | INSN_JUMP)) != 0;
@@ -261,10 +268,70 @@ static int chain_profiles(struct lbr *l)
 	return l->nnodes;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a direct jump or branch of function f goes to vaddr. */
+static int branch_target(struct lbr *l, struct fn_insns *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi;
+
+	if (!f->targets_made) {
+		size_t cap = 0;
+
+		f->targets_made = 1;
+		for (size_t i = 0; i < f->n; i++) {
+			uint64_t t;
+
+			if (!(f->kind[i] & (INSN_JUMP | INSN_BRANCH)) ||
+			    (t = sym_branch_target(l->sym, f->addr[i])) == UINT64_MAX)
+				continue;
+			grow(&f->targets, &cap, f->ntargets + 1, sizeof(*f->targets));
+			f->targets[f->ntargets++] = t;
+		}
+		qsort(f->targets, f->ntargets, sizeof(*f->targets), cmp_u64);
+	}
+	for (hi = f->ntargets; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->targets[mid] < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->ntargets && f->targets[lo] == vaddr;
+}
+
+/* The executions of instruction i of f, counted as count, for exact
+ * counts (LBR_REPEAT_ONCE): a REP string instruction is counted by the
+ * engines once per iteration (insn.h, INSN_REPEAT), and the compiler
+ * wants how often its block ran.  Where no direct branch goes to it, it
+ * is entered only from the instruction before it, so it ran at most as
+ * often as that one (prev: its count, as this rule left it).  gawk's
+ * re_search_internal clears a struct with rep stos: 25 iterations a
+ * call, and the line read as 25 times hotter than the function. */
+static uint64_t repeat_once(struct lbr *l, struct fn_insns *f, size_t i,
+			    uint64_t count, uint64_t prev)
+{
+	if (!(l->flags & LBR_REPEAT_ONCE) || !(f->kind[i] & INSN_REPEAT) ||
+	    i == 0 || count <= prev ||
+	    (f->kind[i - 1] & (INSN_RET | INSN_JUMP)) ||
+	    f->addr[i - 1] + f->len[i - 1] != f->addr[i] ||
+	    branch_target(l, f, f->addr[i]))
+		return count;
+	l->st->repeats++;
+	l->st->repeat_iterations = sat_add64(l->st->repeat_iterations, count - prev);
+	return prev;
+}
+
 /* Counts of the instructions of one function into the tree. */
 static void add_function(struct lbr *l, struct fn_insns *f)
 {
-	uint64_t count = 0;
+	uint64_t count = 0, prev = 0;
 
 	l->st->functions++;
 	for (size_t i = 0; i < f->n; i++) {
@@ -273,7 +340,10 @@ static void add_function(struct lbr *l, struct fn_insns *f)
 		uint64_t v;
 		int n;
 
+		uint64_t c;
+
 		count += f->diff[i];
+		c = prev = repeat_once(l, f, i, count, prev);
 		l->st->insns++;
 		if (sym_lookup(l->sym, f->addr[i], l->res) != SYM_OK || !l->res->nframes) {
 			l->st->insns_no_line++;
@@ -282,14 +352,14 @@ static void add_function(struct lbr *l, struct fn_insns *f)
 		n = chain_profiles(l);
 		for (int k = 0; k < n; k++)
 			l->node[k]->total = sat_add64(l->node[k]->total,
-						      sat_mul64(count, f->len[i]));
+						      sat_mul64(c, f->len[i]));
 		in = &l->res->frames[n - 1];
 		if (!in->line && (l->flags & LBR_LINE0_DROP)) {
 			l->st->insns_line0++;
 			continue;
 		}
 		body = fs_body_at(l->node[n - 1], in->line_offset, in->disc);
-		v = count ? sat_mul64(count, sym_dup_factor(l->sym, f->addr[i])) : 0;
+		v = c ? sat_mul64(c, sym_dup_factor(l->sym, f->addr[i])) : 0;
 		if (v > body->count)
 			body->count = v;
 	}
@@ -398,7 +468,7 @@ static void add_branch(struct lbr *l, const struct raw_branch *br)
 			st->calls_unlocated = sat_add64(st->calls_unlocated, br->count);
 		return;
 	}
-	kind = sym_insn_kind(l->sym, from, &len);
+	kind = sym_insn_kind(l->sym, from, &len) & ~INSN_REPEAT;
 	if (kind == INSN_RET) {
 		st->returns = sat_add64(st->returns, br->count);
 		return;
@@ -501,6 +571,8 @@ int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 		free(l.fns[i]->addr);
 		free(l.fns[i]->len);
 		free(l.fns[i]->barriers);
+		free(l.fns[i]->kind);
+		free(l.fns[i]->targets);
 		free(l.fns[i]->diff);
 		free(l.fns[i]);
 	}

@@ -56,6 +56,10 @@ struct lbr_stats {
 	uint64_t functions;		/* functions whose ranges were walked */
 	uint64_t insns_line0;		/* instructions at line 0 left out of
 					 * the body (LBR_LINE0_DROP) */
+	uint64_t repeats;		/* REP string instructions counted by
+					 * the instruction before them
+					 * (LBR_REPEAT_ONCE) */
+	uint64_t repeat_iterations;	/* ... the counts they lost */
 };
 
 /* lbr_add's flags. */
@@ -66,6 +70,13 @@ enum {
 	 * instructions look, and most line-0 code of a binary is made after
 	 * the loader ran (docs/convert.md, "Line 0"). */
 	LBR_LINE0_DROP = 1,
+	/* Exact counts: an x86 REP string instruction that no direct branch
+	 * goes to counts as often as the instruction before it where it
+	 * counted more, its iterations left out (insn.h, INSN_REPEAT;
+	 * docs/convert.md, "Exact counts").  Not for branch records: a
+	 * range never holds an iteration, and one that starts at the
+	 * instruction came from a branch that may be indirect. */
+	LBR_REPEAT_ONCE = 2,
 };
 
 /* Name of the function that STARTS at file offset off of object obj of the
@@ -96,7 +107,7 @@ typedef const char *(*lbr_callee_fn)(void *arg, uint32_t obj, uint64_t off);
  * Functions that only have a HEAD, or only call targets, have TOTAL 0 (as
  * in llvm-profgen's output).  prof should hold no IP-mode counts.  st (may
  * be NULL) is added to, not cleared.  Returns 0, or -1 if obj is not in
- * raw.  flags: LBR_LINE0_DROP or 0. */
+ * raw.  flags: LBR_LINE0_DROP, LBR_REPEAT_ONCE, or 0. */
 int lbr_add(struct fs_profile *prof, struct symbolizer *sym,
 	    const struct raw_profile *raw, int obj, lbr_callee_fn callee_name,
 	    void *arg, struct lbr_stats *st, unsigned flags);
