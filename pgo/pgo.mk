@@ -123,7 +123,15 @@ PGO_SAMPLE_CFLAGS_gcc_exact = -g
 PGO_RECORD_sample = $(PGOPROF_SUDO) $(PGOPROF) record -F $(PGO_FREQ)
 PGO_RECORD_exact = $(PGOPROF) record --exact
 PGO_USE_CFLAGS_clang = -fprofile-sample-use=$(abspath $(PGO_PROFILE)) $(if $(filter 1,$(PGO_PROFI)),-fsample-profile-use-profi)
-PGO_USE_CFLAGS_clang_exact = $(PGO_USE_CFLAGS_clang)$(if $(pgo-probes), -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0)
+# A probe-based profile also makes clang 16's sample loader turn on the
+# ext-tsp block placement (SampleProfile.cpp, doInitialization), which by
+# default lays out the functions without a profile too, by the static
+# guess: zstd, whose level-19 match finder never ran in training, ran
+# 2.37% more instructions than -O2 that way, 0.60% with
+# ext-tsp-apply-without-profile=false, which keeps ext-tsp to the
+# profiled functions (the probes alone cost it 0.66%; lua, gawk, bzip2
+# unchanged; bench/results/ceiling-probes.md).
+PGO_USE_CFLAGS_clang_exact = $(PGO_USE_CFLAGS_clang)$(if $(pgo-probes), -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0 -mllvm -ext-tsp-apply-without-profile=false)
 # GCC's -fauto-profile turns on -funroll-loops, which -O2 leaves off, and
 # the unroller then trusts trip counts read from line counts: turned back
 # off, it gained with every kind of profile measured (bench/results/

@@ -138,7 +138,7 @@ run clang-exact0 stack pgo-vars PGO_CC=clang-16 PGO_COMPILER=clang PGO_MODE=exac
 run clang-sample stack pgo-vars PGO_CC=clang-16 PGO_COMPILER=clang PGO_MODE=sample
 U='^PGO_USE_CFLAGS=-fprofile-sample-use=[^ ]* -fsample-profile-use-profi'
 check "clang, exact: -fprofile-sample-use with profi and the probes' flags" \
-	grep -q "$U -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0\$" "$D/clang-exact.out"
+	grep -q "$U -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0 -mllvm -ext-tsp-apply-without-profile=false\$" "$D/clang-exact.out"
 check "clang, exact with PGO_PROBES=0, and sample: -fprofile-sample-use with profi, no probes" sh -c \
 	"grep -q '$U\$' '$D/clang-exact0.out' && grep -q '$U\$' '$D/clang-sample.out'"
 

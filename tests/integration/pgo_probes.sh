@@ -35,7 +35,7 @@ check "the profile is probe-based: main has a checksum" sh -c \
 check "llvm-profdata reads it as probe-based" sh -c \
 	"'$PROFDATA' show --sample --show-sec-info-only '$P/wordfreq.extbin' | grep -q 'FunctionMetadata.*Flags: {probe}'"
 check "the PGO build has the probes and the older inliner" grep -q -- \
-	"build pgo: $CLANG -O2 -g -fprofile-sample-use=$P/wordfreq.extbin -fsample-profile-use-profi -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0\$" "$D/probes.log"
+	"build pgo: $CLANG -O2 -g -fprofile-sample-use=$P/wordfreq.extbin -fsample-profile-use-profi -fpseudo-probe-for-profiling -mllvm -sample-profile-prioritized-inline=0 -mllvm -sample-profile-inline-size=0 -mllvm -ext-tsp-apply-without-profile=false\$" "$D/probes.log"
 "$CLANG" -O2 -g -fpseudo-probe-for-profiling -fprofile-sample-use="$P/wordfreq.extbin" \
 	-S -emit-llvm -o "$D/wordfreq.ll" "$EX/wordfreq.c" 2>"$D/ll.err"
 check "clang-16 applies it (main gets a profile)" grep -q 'define .*@main(.*!prof ![0-9]*' "$D/wordfreq.ll"
