@@ -19,7 +19,7 @@ builds
   instrumented  clang -fprofile-instr-generate/-use, gcc -fprofile-generate/-use
   exact         the exact build (clang: -O2 -g -gdwarf-4
                 -fdebug-info-for-profiling; gcc: -O2 -g) run once under
-                'pgoprof record --exact' (callgrind) on the training run,
+                'pgoprof record --exact' (qemu-user or callgrind) on the training run,
                 converted, and used as the profile
   sampled HZ    the sampled build (clang: -O2 -g -fdebug-info-for-profiling
                 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer; gcc:
@@ -161,7 +161,7 @@ record() {
     wl_train_cmd "$bin"
     t0=$EPOCHREALTIME
     if [ "$hz" = exact ]; then
-        step "$WL/$CC: record --exact (callgrind) of the training run"
+        step "$WL/$CC: record --exact of the training run"
         "$PGOPROF" record --exact -o "$raw" -- "${TRAIN[@]}" >"$W/logs/record-$id.log" 2>&1 \
             || { tail -n 20 "$W/logs/record-$id.log" >&2; die "pgoprof record --exact failed"; }
     else
@@ -392,7 +392,9 @@ run_one() {
     echo "### $WL, $CCBIN"
     echo
     echo "training run: $(wl_train_desc); Ir: $(wl_cg_desc)."
-    echo "The exact-count recording (callgrind) of the training run took ${exsecs} s${exinsn:+ ($exinsn instructions)}."
+    exeng=$(sed -n 's/^pgoprof record: running .* under \([a-z-]*\):.*/\1/p' \
+        "$W/logs/record-exact.log" | head -n 1)
+    echo "The exact-count recording${exeng:+ ($exeng)} of the training run took ${exsecs} s${exinsn:+ ($exinsn instructions)}."
     echo
     echo "| profile | samples | Ir (M) | Ir vs -O2 | spread (min..max) | of exact's reduction | body | head | target |"
     echo "|---|---:|---:|---:|---|---:|---:|---:|---:|"
