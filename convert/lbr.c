@@ -278,8 +278,6 @@ static int cmp_u64(const void *a, const void *b)
 /* Whether a direct jump or branch of function f goes to vaddr. */
 static int branch_target(struct lbr *l, struct fn_insns *f, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
-
 	if (!f->targets_made) {
 		size_t cap = 0;
 
@@ -295,15 +293,8 @@ static int branch_target(struct lbr *l, struct fn_insns *f, uint64_t vaddr)
 		}
 		qsort(f->targets, f->ntargets, sizeof(*f->targets), cmp_u64);
 	}
-	for (hi = f->ntargets; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->targets[mid] < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->ntargets && f->targets[lo] == vaddr;
+	return f->ntargets &&
+	       bsearch(&vaddr, f->targets, f->ntargets, sizeof(*f->targets), cmp_u64);
 }
 
 /* The executions of instruction i of f, counted as count, for exact
@@ -337,10 +328,8 @@ static void add_function(struct lbr *l, struct fn_insns *f)
 	for (size_t i = 0; i < f->n; i++) {
 		const struct sym_frame *in;
 		struct fs_body *body;
-		uint64_t v;
+		uint64_t v, c;
 		int n;
-
-		uint64_t c;
 
 		count += f->diff[i];
 		c = prev = repeat_once(l, f, i, count, prev);
