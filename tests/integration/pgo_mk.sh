@@ -141,6 +141,34 @@ check "gcc: PGO build with pgo.mk's gcc flags, no warnings" sh -c \
 	"grep -q -- 'build pgo: gcc -O2 -g -fauto-profile=$G/wordfreq.afdo -fno-unroll-loops --param=tracer-dynamic-coverage=0\$' '$D/gcc.log' && ! grep -v '^pgoprof convert: ' '$D/gcc.log' | grep -q 'warning'"
 check "gcc: the PGO binary differs from the release binary" sh -c "! cmp -s '$G/pgo/wordfreq' '$G/release/wordfreq'"
 
+# gcc 12's vectorizer can stop with an internal compiler error on an
+# AutoFDO profile (docs/pgo.md): pgo-build builds again with
+# -fvect-cost-model=very-cheap, and only for that error.  A stand-in
+# compiler fails as gcc does, the first way or another.
+for how in ice other; do
+	cat >"$D/gcc-$how" <<-EOF
+	#!/bin/sh
+	case " \$* " in
+	*" -fvect-cost-model=very-cheap "*) ;;
+	*" -fauto-profile="*)
+		$([ $how = ice ] && echo 'echo "during GIMPLE pass: vect" >&2; echo "wordfreq.c:1:1: internal compiler error: Floating point exception" >&2' ||
+			echo 'echo "wordfreq.c:1:1: error: something else" >&2')
+		exit 1 ;;
+	esac
+	exec gcc "\$@"
+	EOF
+	chmod +x "$D/gcc-$how"
+	make -C "$EX" "$@" PGO_DIR="$D/$how" PGO_PROFILE="$G/wordfreq.afdo" PGO_CC="$D/gcc-$how" pgo-build >"$D/gcc-$how.log" 2>&1
+	echo $? >"$D/gcc-$how.rc"
+done
+rc=$(cat "$D/gcc-ice.rc")
+check "gcc: a vectorizer ICE makes pgo-build build again with -fvect-cost-model=very-cheap (rc=$rc)" sh -c \
+	"test $rc -eq 0 && grep -q 'internal compiler error in its vectorizer .*building again with -fvect-cost-model=very-cheap' '$D/gcc-ice.log' &&
+	 grep -q -- 'build pgo: $D/gcc-ice -O2 -g -fauto-profile=$G/wordfreq.afdo .* -fvect-cost-model=very-cheap\$' '$D/gcc-ice.log' && test -x '$D/ice/pgo/wordfreq'"
+rc=$(cat "$D/gcc-other.rc")
+check "gcc: any other build error stops pgo-build, not built again (rc=$rc)" sh -c \
+	"test $rc -ne 0 && grep -q 'error: something else' '$D/gcc-other.log' && ! grep -q 'building again' '$D/gcc-other.log'"
+
 # ---- PGO_MODE=exact: counts from callgrind, no root, the same each time ----
 X=$D/exact
 for n in 1 2; do
