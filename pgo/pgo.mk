@@ -166,12 +166,20 @@ PGO_CANDIDATE ?= $(PGO_DIR)/pgo/$(PGO_PROGRAM)
 PGO_REPORT_DIR ?= $(PGO_DIR)/validate
 
 pgo-q = '$(subst ','\'',$(1))'
+# "+" before the build command when PGO_BUILD runs $(MAKE): make then
+# hands it the jobserver, so that make -j reaches the project's build
+# (without it the sub-make warns and runs at -j1), and runs it under
+# make -n too, as it does any recursive make.
+pgo-recurse = $(if $(findstring $$(MAKE),$(value PGO_BUILD))$(findstring $${MAKE},$(value PGO_BUILD)),+)
+# make -n: set when make only prints (GNU make runs the lines after a
+# "+" line under -n too, and a build made by make -n makes no program).
+pgo-dry-run = $(findstring n,$(firstword -$(MAKEFLAGS)))
 # $(pgo-run-build) in a recipe: $(PGO_BUILD) into $(PGO_OUT), then check the program is there.
 define pgo-run-build
 	@echo "pgo.mk: build $(notdir $(PGO_OUT)): $(PGO_CC) $(PGO_CFLAGS)"
 	@mkdir -p $(PGO_OUT)
-	$(PGO_BUILD)
-	@test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; }
+	$(pgo-recurse)$(PGO_BUILD)
+	@$(if $(pgo-dry-run),:,test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; })
 endef
 
 # After the profile: one line when pgoprof record lowered the rate asked
@@ -195,15 +203,14 @@ endef
 PGO_GCC_ICE_CFLAGS ?= -fvect-cost-model=very-cheap
 define pgo-run-build-gcc
 	@echo "pgo.mk: build $(notdir $(PGO_OUT)): $(PGO_CC) $(PGO_CFLAGS)"
-	@mkdir -p $(PGO_OUT)
-	@{ $(PGO_BUILD); echo $$? >$(PGO_DIR)/pgo-build.rc; } 2>&1 | tee $(PGO_DIR)/pgo-build.log
-	@rc=$$(cat $(PGO_DIR)/pgo-build.rc); rm -f $(PGO_DIR)/pgo-build.rc; \
+	$(pgo-recurse)@mkdir -p $(PGO_OUT) && { $(PGO_BUILD); echo $$? >$(PGO_DIR)/pgo-build.rc; } 2>&1 | tee $(PGO_DIR)/pgo-build.log
+	$(pgo-recurse)@rc=$$(cat $(PGO_DIR)/pgo-build.rc); rm -f $(PGO_DIR)/pgo-build.rc; \
 	if [ "$$rc" != 0 ] && [ -z '$(PGO_GCC_ICE_RETRY)' ] && \
 	   grep -q 'internal compiler error' $(PGO_DIR)/pgo-build.log && grep -q 'during GIMPLE pass: vect$$' $(PGO_DIR)/pgo-build.log; then \
 		echo "pgo.mk: $(PGO_CC) stopped with an internal compiler error in its vectorizer (a GCC 12 bug with -fauto-profile, docs/pgo.md): building again with $(PGO_GCC_ICE_CFLAGS)"; \
 		rm -rf $(PGO_OUT) && $(MAKE) -f $(firstword $(MAKEFILE_LIST)) --no-print-directory pgo-build PGO_GCC_ICE_RETRY=1; \
 	else exit $$rc; fi
-	@test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; }
+	@$(if $(pgo-dry-run),:,test -x $(PGO_OUT)/$(PGO_PROGRAM) || { echo "pgo.mk: PGO_BUILD did not make $(PGO_OUT)/$(PGO_PROGRAM)" >&2; exit 1; })
 endef
 
 # ---- targets ----------------------------------------------------------------

@@ -53,6 +53,9 @@ check "PGO build uses the profile, with profile inference" grep -q -- \
 	"build pgo: $CLANG -O2 -g -fprofile-sample-use=$C/wordfreq.extbin -fsample-profile-use-profi\$" "$D/clang.log"
 check "goals ran in order under -j2" sh -c "grep -n -e 'pgoprof-record: wrote' -e 'build pgo:' -e 'build release:' -e '^run 1/' '$D/clang.log' |
 	cut -d: -f1 | tr '\n' ' ' | awk '{ exit !(NF == 4 && \$1 < \$2 && \$2 < \$3 && \$3 < \$4) }'"
+# PGO_BUILD is $(MAKE) ...: pgo.mk marks it recursive, so the project's
+# make gets the jobserver of make -j2 instead of falling back to -j1.
+check "make -j2 reaches the project's build (no 'jobserver unavailable')" sh -c "! grep -q 'jobserver unavailable' '$D/clang.log'"
 check "raw profile and extbinary profile written" test -s "$C/wordfreq.raw" -a -s "$C/wordfreq.extbin"
 check "llvm-profdata reads the profile" "$PROFDATA" show --sample "$C/wordfreq.extbin"
 main=$("$PGOPROF" show "$C/wordfreq.extbin" | awk -F: '/^main:/ { print $2 }')
