@@ -241,14 +241,25 @@ conv_opts() {
         gcc) CONV=(--format afdo "${EST[@]}" --gcc-version 12); EXT=afdo ;;
     esac
 }
+# pgo_mk_value NAME [VAR=VALUE...]: the value of pgo/pgo.mk's variable
+# NAME, with the variables given set.
+pgo_mk_value() {
+    local name=$1
+    shift
+    make -s -f "$REPO/pgo/pgo.mk" --eval "pgo-bench-value: ; @echo \$($name)" \
+        pgo-bench-value "$@"
+}
+
 # use_flags PROFILE: sets USE ($profi: clang's -fsample-profile-use-profi
-# or empty); gcc's build turns the unroller back off and the tracer off
-# where there is no profile, as pgo.mk does
+# or empty).  gcc's are pgo.mk's own (PGO_USE_CFLAGS_gcc: the unroller
+# back off, the tracer off where there is no profile), read from there so
+# that the bench measures what pgo.mk builds.
 use_flags() {
     case $CC in
         clang) USE=(-O2 -g -fprofile-sample-use="$1" $profi) ;;
-        gcc) USE=(-O2 -g -fauto-profile="$1" -fno-unroll-loops
-             --param=tracer-dynamic-coverage=0) ;;
+        gcc) local f
+             f=$(pgo_mk_value PGO_USE_CFLAGS_gcc PGO_PROFILE="$1") || die "pgo/pgo.mk: no PGO_USE_CFLAGS_gcc"
+             read -ra USE <<<"-O2 -g $f" ;;
     esac
 }
 
