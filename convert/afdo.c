@@ -53,6 +53,21 @@
  *   profile too.  LLVM's reader keeps discriminators and canonicalizes
  *   names itself (getCanonicalFnName), so the '*704' variant keeps both
  *   as they are.
+ * - Heads of split functions (GCC 12's auto_profile, early_inline before
+ *   annotation; ipa-inline.cc, afdo_callsite_hot_enough_for_early_inline;
+ *   measured on lz4 and sqlite, bench/results/quality-signal.md):
+ *   ipa-split cuts a function F with a cheap head into F and a clone
+ *   F.part.N of the rest, and the head is inlined into the callers.  The
+ *   binary's profile then shows F inlined at each call with the head's
+ *   counts only, and the rest as a function of its own, named F once GCC
+ *   cuts the suffix.  GCC early-inlines a call that the profile shows
+ *   inlined, before ipa-split runs: the whole of F, annotated with the
+ *   head's counts, so that F's hot body is compiled as never run.  For
+ *   versions 1 and 2 the writer therefore completes each inlined head of
+ *   a split function (fs_profile.split) that calls the clone: it adds the
+ *   clone's profile, scaled by this head's share of the calls to it.
+ *   GCC's inlining stays what the profile shows; the counts become
+ *   those of the whole function.
  */
 #include "afdo.h"
 #include "../lib/bytes.h"
@@ -219,6 +234,13 @@ struct gview {
 	int gcc;		/* for GCC: names as GCC matches them, and
 				 * discriminators folded into line records */
 	size_t dropped;		/* records that do not fit 16-bit fields */
+	const struct fs_profile *src;	/* split: the functions GCC split */
+	struct fs_profile calls; /* by split function: the calls of its clone
+				  * from all its inlined heads, in head */
+	const char *open[MAX_DEPTH];	/* heads being completed */
+	int nopen;
+	int merging;		/* viewing a completion: its heads are done */
+	size_t completed;	/* inlined heads completed */
 };
 
 /* The name written: GCC's view of it, or (for LLVM, which canonicalizes
@@ -247,6 +269,11 @@ static int cmp_line_count(const void *a, const void *b)
 
 	return (x->line > y->line) - (x->line < y->line);
 }
+
+static uint64_t clone_calls(const struct gview *g, const struct fsamples *f,
+			    const char *name);
+static void complete_head(struct gview *g, struct fsamples *d,
+			  const struct fsamples *s, const char *name, int depth);
 
 static void view_node(struct gview *g, struct fsamples *d,
 		      const struct fsamples *s, int depth)
@@ -306,13 +333,92 @@ static void view_node(struct gview *g, struct fsamples *d,
 			continue;
 		}
 		n = out_name(g, c->callee->name);
-		if (*n)
-			view_node(g, fs_inlinee(d, c->line, g->gcc ? 0 : c->disc, n),
-				  c->callee, depth + 1);
-		else
+		if (*n) {
+			struct fsamples *in = fs_inlinee(d, c->line, g->gcc ? 0 : c->disc, n);
+
+			view_node(g, in, c->callee, depth + 1);
+			if (g->gcc && !g->merging)
+				complete_head(g, in, c->callee, n, depth + 1);
+		} else {
 			g->dropped++;
+		}
 		free(n);
 	}
+}
+
+/* The calls of split function name's clone from f, an inlined head of
+ * it (a whole inlined copy of name makes none); 0 unless name is split. */
+static uint64_t clone_calls(const struct gview *g, const struct fsamples *f,
+			    const char *name)
+{
+	uint64_t calls = 0;
+
+	if (!g->src->nsplit ||
+	    !bsearch(&name, g->src->split, g->src->nsplit, sizeof(char *), cmp_cstr))
+		return 0;
+	for (size_t i = 0; i < f->nbody; i++)
+		for (size_t j = 0; j < f->body[i].ntargets; j++) {
+			char *t = gcc_name(f->body[i].targets[j].name);
+
+			if (!strcmp(t, name))
+				calls = sat_add64(calls, f->body[i].targets[j].count);
+			free(t);
+		}
+	return calls;
+}
+
+/* Sum clone_calls over every inlined instance under f into g->calls. */
+static void count_clone_calls(struct gview *g, const struct fsamples *f)
+{
+	for (size_t i = 0; i < f->ncs; i++) {
+		const struct fsamples *in = f->cs[i].callee;
+		char *n = gcc_name(in->name);
+		uint64_t k = clone_calls(g, in, n);
+
+		if (k) {
+			struct fsamples *t = fs_function(&g->calls, n);
+
+			t->head = sat_add64(t->head, k);
+		}
+		free(n);
+		count_clone_calls(g, in);
+	}
+}
+
+/* If s, inlined as name and viewed into d, is the head of a split function
+ * that calls its clone: d gets the clone's profile, scaled by the share of
+ * the clone's calls made from here (see the head comment). */
+static void complete_head(struct gview *g, struct fsamples *d,
+			  const struct fsamples *s, const char *name, int depth)
+{
+	uint64_t calls = clone_calls(g, s, name), all;
+	struct fs_profile t;
+
+	if (!calls || depth + 1 >= MAX_DEPTH)
+		return;
+	for (int i = 0; i < g->nopen; i++)
+		if (!strcmp(g->open[i], name))
+			return;		/* a recursive head: once */
+	all = fs_function(&g->calls, name)->head;
+	fs_init(&t);
+	g->open[g->nopen++] = name;
+	for (size_t i = 0; i < g->src->nfuncs; i++) {
+		char *n = gcc_name(g->src->funcs[i]->name);
+
+		if (!strcmp(n, name))
+			view_node(g, fs_function(&t, name), g->src->funcs[i], depth + 1);
+		free(n);
+	}
+	g->nopen--;
+	if (t.nfuncs) {
+		fs_scale(&t, calls, all);
+		t.funcs[0]->head = 0;
+		g->merging = 1;
+		view_node(g, d, t.funcs[0], depth);
+		g->merging = 0;
+		g->completed++;
+	}
+	fs_free(&t);
 }
 
 /* ---- writing ---- */
@@ -489,8 +595,14 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 	g.gcc = vword != AFDO_VERSION_LLVM_WORD;
 
 	/* What the reader will see: for GCC, names cut and fixed, entries
-	 * that became one name merged, discriminators folded. */
+	 * that became one name merged, discriminators folded, heads of split
+	 * functions written into the function. */
 	fs_init(&m);
+	fs_init(&g.calls);
+	g.src = p;
+	if (g.gcc)
+		for (size_t i = 0; i < p->nfuncs; i++)
+			count_clone_calls(&g, p->funcs[i]);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		char *n = out_name(&g, p->funcs[i]->name);
 
@@ -500,6 +612,10 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 			g.dropped++;
 		free(n);
 	}
+	if (g.completed)
+		warnx("note: %zu inlined heads of functions GCC split (NAME.part.N) completed with the split-off body's profile, for GCC's early inliner",
+		      g.completed);
+	fs_free(&g.calls);
 	fs_finish(&m);
 	for (size_t i = 0; i < m.nfuncs; i++) {
 		if (m.funcs[i]->total > GCOV_TYPE_MAX ||

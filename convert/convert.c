@@ -831,6 +831,8 @@ int convert_profile(const struct convert_options *o)
 	c.cold_min = cold_threshold(&c, o);
 	fs_cut_below(&c.prof, c.cold_min, &c.cut);
 	scale_for_format(&c.prof, &c.wo);
+	if (c.wo.format == FMT_AFDO)
+		c.prof.nsplit = sym_split_functions(c.sym, &c.prof.split);
 	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
 		if (!c.quiet)

@@ -35,6 +35,9 @@ void fs_free(struct fs_profile *p)
 		fs_node_free(p->funcs[i]);
 	free(p->funcs);
 	hindex_free(&p->index);
+	for (size_t i = 0; i < p->nsplit; i++)
+		free(p->split[i]);
+	free(p->split);
 	fs_init(p);
 }
 
@@ -335,18 +338,13 @@ static void names_of(struct fs_names *t, const struct fsamples *f)
 		names_of(t, f->cs[i].callee);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 void fs_names_collect(struct fs_names *t, const struct fs_profile *p)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nfuncs; i++)
 		names_of(t, p->funcs[i]);
-	sort(t->v, t->n, sizeof(*t->v), cmp_name);
+	sort(t->v, t->n, sizeof(*t->v), cmp_cstr);
 	for (size_t i = 0; i < t->n; i++)
 		if (!n || strcmp(t->v[n - 1], t->v[i]))
 			t->v[n++] = t->v[i];
@@ -355,7 +353,7 @@ void fs_names_collect(struct fs_names *t, const struct fs_profile *p)
 
 size_t fs_names_index(const struct fs_names *t, const char *s)
 {
-	const char **hit = bsearch(&s, t->v, t->n, sizeof(*t->v), cmp_name);
+	const char **hit = bsearch(&s, t->v, t->n, sizeof(*t->v), cmp_cstr);
 
 	return hit ? (size_t)(hit - t->v) : 0;
 }

@@ -56,6 +56,11 @@ struct fs_profile {
 	 * each function and inlinee has its checksum (convert/pseudoprobe.h):
 	 * the writers mark the profile probe-based. */
 	int probe_based;
+	/* The functions GCC split in the binary the profile is of
+	 * (sym_split_functions: sorted, owned): the GCC writer folds their
+	 * inlined heads (convert/afdo.c, docs/convert.md). */
+	char **split;
+	size_t nsplit;
 };
 
 void fs_init(struct fs_profile *p);

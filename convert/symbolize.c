@@ -964,6 +964,37 @@ long sym_function_by_name(struct symbolizer *s, const char *name)
 	return *slot ? (long)(*slot - 1) : -1;
 }
 
+size_t sym_split_functions(struct symbolizer *s, char ***names)
+{
+	int nsym = s->mod ? dwfl_module_getsymtab(s->mod) : -1;
+	char **v = NULL;
+	size_t n = 0, cap = 0, k = 0;
+
+	for (int i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL,
+							    NULL, NULL);
+		const char *part = name ? strstr(name, ".part.") : NULL;
+
+		if (!part || GELF_ST_TYPE(sym.st_info) != STT_FUNC || part == name)
+			continue;
+		grow(&v, &cap, n + 1, sizeof(*v));
+		v[n] = xstrdup(name);
+		v[n++][part - name] = '\0';
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_cstr);
+	for (size_t i = 0; i < n; i++) {	/* each once */
+		if (k && !strcmp(v[k - 1], v[i]))
+			free(v[i]);
+		else
+			v[k++] = v[i];
+	}
+	*names = v;
+	return k;
+}
+
 /* ---- Source lines for people (report) ---- */
 
 static int cmp_cu_range(const void *a, const void *b)

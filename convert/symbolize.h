@@ -123,6 +123,13 @@ size_t sym_function_insns(struct symbolizer *s, long fn,
 /* Index of the function whose linkage name is name, or -1. */
 long sym_function_by_name(struct symbolizer *s, const char *name);
 
+/* The functions GCC split into a head and a body clone (ipa-split,
+ * gcc/ipa-split.cc, split_function: the body becomes NAME.part.N, a
+ * function symbol of .symtab or .dynsym), by NAME, each once, sorted by
+ * strcmp.  *names: a malloc'd array of malloc'd strings, NULL when there
+ * are none; the count is returned (0 also when there is no symbol table). */
+size_t sym_split_functions(struct symbolizer *s, char ***names);
+
 /* LLVM's base discriminator from a clang-encoded one: the inverse of
  * DILocation::encodeDiscriminator's first component
  * (llvm/include/llvm/IR/DebugInfoMetadata.h,

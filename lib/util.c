@@ -137,6 +137,11 @@ int try_grow(void *arr, size_t *cap, size_t need, size_t elem,
 }
 
 /* An unbounded budget: the same growth, never refused. */
+int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 void grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t bytes = 0;

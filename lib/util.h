@@ -40,6 +40,8 @@ char *xstrdup(const char *s);
 void *xmalloc_huge(size_t n);
 /* Grow *arr (of *cap elements of elem bytes) so that index need-1 fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t elem);
+/* qsort/bsearch comparator of an array of C strings (char *), by strcmp. */
+int cmp_cstr(const void *a, const void *b);
 /* grow() under a byte budget, as budget_grow counts it: 0 when index
  * need-1 fits (grown or not), or -1, *arr, *cap and *bytes unchanged,
  * when the grown array would take *bytes over max_bytes. */

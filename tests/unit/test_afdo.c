@@ -278,6 +278,98 @@ static void test_name_cutting_merges(void)
 	fs_free(&q);
 }
 
+/* ipa-split: foo's head is inlined into a and b and calls the clone
+ * foo.part.0, which has the body.  For GCC each inlined head that calls
+ * the clone gets the clone's profile, scaled by its share of the calls
+ * (a 10 of 40, b 30 of 40); c's whole inlined copy of foo calls no clone
+ * and stays as it is, and so does every instance in the LLVM variant. */
+static void test_split_heads_completed(void)
+{
+	static const char want_gcc[] =
+		"foo:4400:40\n"
+		" 5: 400\n"
+		" 6: 4000 bar:4000\n"
+		"b:3390:1\n"
+		" 1: 30\n"
+		" 3: foo:3360\n"
+		"  1: 30\n"
+		"  2: 30 foo:30\n"
+		"  5: 300\n"
+		"  6: 3000 bar:3000\n"
+		"a:1130:1\n"
+		" 1: 10\n"
+		" 2: foo:1120\n"
+		"  1: 10\n"
+		"  2: 10 foo:10\n"
+		"  5: 100\n"
+		"  6: 1000 bar:1000\n"
+		"c:15:1\n"
+		" 1: 5\n"
+		" 4: foo:10\n"
+		"  1: 5\n"
+		"  7: 5\n";
+	struct fs_profile p, q;
+	struct fsamples *f, *in;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+	char *b;
+
+	for (int v = 2; v >= 0; v -= 2) {
+		int version = v ? v : AFDO_VERSION_LLVM;
+
+		fs_init(&p);
+		p.split = xmalloc(sizeof(*p.split));
+		p.split[0] = xstrdup("foo");
+		p.nsplit = 1;
+		f = fs_function(&p, "foo.part.0");
+		f->head = 40;
+		fs_add_body(f, 5, 0, 400);
+		fs_add_body(f, 6, 0, 4000);
+		fs_add_target(f, 6, 0, "bar", 4000);
+		f = fs_function(&p, "a");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 10);
+		in = fs_inlinee(f, 2, 0, "foo");
+		fs_add_body(in, 1, 0, 10);
+		fs_add_body(in, 2, 0, 10);
+		fs_add_target(in, 2, 0, "foo.part.0", 10);
+		f = fs_function(&p, "b");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 30);
+		in = fs_inlinee(f, 3, 0, "foo");
+		fs_add_body(in, 1, 0, 30);
+		fs_add_body(in, 2, 0, 30);
+		fs_add_target(in, 2, 0, "foo.part.0", 30);
+		f = fs_function(&p, "c");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 5);
+		in = fs_inlinee(f, 4, 0, "foo");
+		fs_add_body(in, 1, 0, 5);
+		fs_add_body(in, 7, 0, 5);
+		fs_finish(&p);
+		quiet_begin();
+		buf = write_mem(&p, version, &len, &rc);
+		free(quiet_end(0));
+		CHECK(rc == 0);
+		fs_init(&q);
+		CHECK(afdo_read(&q, buf, len, "mem") == 0);
+		b = profile_text(&q);
+		if (v) {
+			CHECK(!strcmp(b, want_gcc));
+			if (strcmp(b, want_gcc))
+				printf("%s", b);
+		} else {
+			/* LLVM: a's foo keeps its two lines */
+			CHECK(strstr(b, " 2: foo:20\n  1: 10\n  2: 10 foo.part.0:10\n") != NULL);
+		}
+		free(b);
+		free(buf);
+		fs_free(&p);
+		fs_free(&q);
+	}
+}
+
 /* GCC bug 64346: the C4/D4 names of the debug info become C2/D2. */
 static void test_ctor_dtor_names(void)
 {
@@ -1037,6 +1129,7 @@ int main(int argc, char **argv)
 	RUN(test_round_trip_llvm_discriminators);
 	RUN(test_fold_discriminators);
 	RUN(test_name_cutting_merges);
+	RUN(test_split_heads_completed);
 	RUN(test_ctor_dtor_names);
 	RUN(test_bytes_v2);
 	RUN(test_bytes_v1);
