@@ -234,7 +234,10 @@ struct gview {
 	int gcc;		/* for GCC: names as GCC matches them, and
 				 * discriminators folded into line records */
 	size_t dropped;		/* records that do not fit 16-bit fields */
-	const struct fs_profile *src;	/* split: the functions GCC split */
+	const struct fs_profile *src;
+	char **split;		/* src's split functions as GCC names them,
+				 * sorted */
+	size_t nsplit;
 	struct fs_profile calls; /* by split function: the calls of its clone
 				  * from all its inlined heads, in head */
 	const char *open[MAX_DEPTH];	/* heads being completed */
@@ -353,8 +356,8 @@ static uint64_t clone_calls(const struct gview *g, const struct fsamples *f,
 {
 	uint64_t calls = 0;
 
-	if (!g->src->nsplit ||
-	    !bsearch(&name, g->src->split, g->src->nsplit, sizeof(char *), cmp_cstr))
+	if (!g->nsplit ||
+	    !bsearch(&name, g->split, g->nsplit, sizeof(char *), cmp_cstr))
 		return 0;
 	for (size_t i = 0; i < f->nbody; i++)
 		for (size_t j = 0; j < f->body[i].ntargets; j++) {
@@ -412,10 +415,12 @@ static void complete_head(struct gview *g, struct fsamples *d,
 	g->nopen--;
 	if (t.nfuncs) {
 		fs_scale(&t, calls, all);
+		int was = g->merging;
+
 		t.funcs[0]->head = 0;
 		g->merging = 1;
 		view_node(g, d, t.funcs[0], depth);
-		g->merging = 0;
+		g->merging = was;
 		g->completed++;
 	}
 	fs_free(&t);
@@ -595,14 +600,19 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 	g.gcc = vword != AFDO_VERSION_LLVM_WORD;
 
 	/* What the reader will see: for GCC, names cut and fixed, entries
-	 * that became one name merged, discriminators folded, heads of split
-	 * functions written into the function. */
+	 * that became one name merged, discriminators folded, inlined heads
+	 * of split functions completed. */
 	fs_init(&m);
 	fs_init(&g.calls);
 	g.src = p;
-	if (g.gcc)
+	if (g.gcc && p->nsplit) {
+		g.split = xmalloc(p->nsplit * sizeof(*g.split));
+		for (size_t i = 0; i < p->nsplit; i++)
+			g.split[g.nsplit++] = gcc_name(p->split[i]);
+		qsort(g.split, g.nsplit, sizeof(*g.split), cmp_cstr);
 		for (size_t i = 0; i < p->nfuncs; i++)
 			count_clone_calls(&g, p->funcs[i]);
+	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		char *n = out_name(&g, p->funcs[i]->name);
 
@@ -616,6 +626,9 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 		warnx("note: %zu inlined heads of functions GCC split (NAME.part.N) completed with the split-off body's profile, for GCC's early inliner",
 		      g.completed);
 	fs_free(&g.calls);
+	for (size_t i = 0; i < g.nsplit; i++)
+		free(g.split[i]);
+	free(g.split);
 	fs_finish(&m);
 	for (size_t i = 0; i < m.nfuncs; i++) {
 		if (m.funcs[i]->total > GCOV_TYPE_MAX ||
