@@ -278,6 +278,21 @@ static void test_name_cutting_merges(void)
 	fs_free(&q);
 }
 
+/* Function caller, run n times, with foo's head inlined at line, which
+ * calls the clone foo.part.0 each time. */
+static void add_split_head(struct fs_profile *p, const char *caller,
+			   uint32_t line, uint64_t n)
+{
+	struct fsamples *f = fs_function(p, caller), *in;
+
+	f->head = 1;
+	fs_add_body(f, 1, 0, n);
+	in = fs_inlinee(f, line, 0, "foo");
+	fs_add_body(in, 1, 0, n);
+	fs_add_body(in, 2, 0, n);
+	fs_add_target(in, 2, 0, "foo.part.0", n);
+}
+
 /* ipa-split: foo's head is inlined into a and b and calls the clone
  * foo.part.0, which has the body.  For GCC each inlined head that calls
  * the clone gets the clone's profile, scaled by its share of the calls
@@ -327,20 +342,8 @@ static void test_split_heads_completed(void)
 		fs_add_body(f, 5, 0, 400);
 		fs_add_body(f, 6, 0, 4000);
 		fs_add_target(f, 6, 0, "bar", 4000);
-		f = fs_function(&p, "a");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 10);
-		in = fs_inlinee(f, 2, 0, "foo");
-		fs_add_body(in, 1, 0, 10);
-		fs_add_body(in, 2, 0, 10);
-		fs_add_target(in, 2, 0, "foo.part.0", 10);
-		f = fs_function(&p, "b");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 30);
-		in = fs_inlinee(f, 3, 0, "foo");
-		fs_add_body(in, 1, 0, 30);
-		fs_add_body(in, 2, 0, 30);
-		fs_add_target(in, 2, 0, "foo.part.0", 30);
+		add_split_head(&p, "a", 2, 10);
+		add_split_head(&p, "b", 3, 30);
 		f = fs_function(&p, "c");
 		f->head = 1;
 		fs_add_body(f, 1, 0, 5);
