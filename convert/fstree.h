@@ -57,8 +57,8 @@ struct fs_profile {
 	 * the writers mark the profile probe-based. */
 	int probe_based;
 	/* The functions GCC split in the binary the profile is of
-	 * (sym_split_functions: sorted, owned): the GCC writer folds their
-	 * inlined heads (convert/afdo.c, docs/convert.md). */
+	 * (sym_split_functions: sorted, owned): the GCC writer completes
+	 * their inlined heads (convert/afdo.c, docs/convert.md). */
 	char **split;
 	size_t nsplit;
 };
