@@ -21,6 +21,11 @@
 #define CMD_USAGE 2
 #define CMD_GO_ON (-1)
 int cmd_usage(void (*usage)(FILE *), int status);
+/* The index of arg in names (NULL-terminated), for an option that takes
+ * one of a few words.  Else says "--option ARG: give a, b or c" (the names
+ * in their order) on stderr and returns -1: the caller returns CMD_USAGE.
+ * option is the long option's name without the dashes. */
+int cmd_choice(const char *option, const char *arg, const char *const *names);
 
 int cmd_record(int argc, char **argv);
 /* record --exact (cli/exact.c): unprivileged, so not pgoprof-record. */

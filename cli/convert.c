@@ -83,6 +83,15 @@ static void usage(FILE *f)
 	CONVERT_FLOOR_UNIT);
 }
 
+/* The words of the options that take one, in their enums' order. */
+static const char *const line0_names[] = { "keep", "drop", NULL };
+static const char *const probes_names[] = { "auto", "on", "off", NULL };
+static const char *const targets_names[] = { "calls", "stack", "none", NULL };
+static const char *const unsampled_names[] = { "auto", "floor", "omit", NULL };
+static const enum unsampled_mode unsampled_modes[] = {
+	UNSAMPLED_AUTO, UNSAMPLED_FLOOR, UNSAMPLED_OMIT,
+};
+
 int convert_parse_args(struct convert_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -159,47 +168,24 @@ int convert_parse_args(struct convert_options *o, int argc, char **argv)
 			break;
 		}
 		case OPT_LINE0:
-			if (strcmp(optarg, "keep") && strcmp(optarg, "drop")) {
-				err("--line0 %s: give keep or drop", optarg);
-				return 2;
-			}
-			o->line0_drop = !strcmp(optarg, "drop");
+			if ((w = cmd_choice("line0", optarg, line0_names)) < 0)
+				return CMD_USAGE;
+			o->line0_drop = w;
 			break;
 		case OPT_PROBES:
-			if (!strcmp(optarg, "auto"))
-				o->probes = PROBES_AUTO;
-			else if (!strcmp(optarg, "on"))
-				o->probes = PROBES_ON;
-			else if (!strcmp(optarg, "off"))
-				o->probes = PROBES_OFF;
-			else {
-				err("--probes %s: give auto, on or off", optarg);
-				return 2;
-			}
+			if ((w = cmd_choice("probes", optarg, probes_names)) < 0)
+				return CMD_USAGE;
+			o->probes = (enum probes_mode)w;
 			break;
 		case OPT_UNSAMPLED:
-			if (!strcmp(optarg, "auto"))
-				o->unsampled = UNSAMPLED_AUTO;
-			else if (!strcmp(optarg, "floor"))
-				o->unsampled = UNSAMPLED_FLOOR;
-			else if (!strcmp(optarg, "omit"))
-				o->unsampled = UNSAMPLED_OMIT;
-			else {
-				err("--unsampled %s: give auto, floor or omit", optarg);
-				return 2;
-			}
+			if ((w = cmd_choice("unsampled", optarg, unsampled_names)) < 0)
+				return CMD_USAGE;
+			o->unsampled = unsampled_modes[w];
 			break;
 		case 'T':
-			if (!strcmp(optarg, "calls"))
-				o->targets = TARGETS_CALLS;
-			else if (!strcmp(optarg, "stack"))
-				o->targets = TARGETS_STACK;
-			else if (!strcmp(optarg, "none"))
-				o->targets = TARGETS_NONE;
-			else {
-				err("--call-targets %s: give calls, stack or none", optarg);
-				return 2;
-			}
+			if ((w = cmd_choice("call-targets", optarg, targets_names)) < 0)
+				return CMD_USAGE;
+			o->targets = (enum call_targets)w;
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'h': return cmd_usage(usage, CMD_HELP);

@@ -77,18 +77,8 @@ static void usage(FILE *f)
 "(its status, or 128 + signal), with the profile written all the same.\n");
 }
 
-static int parse_engine(struct exact *e, const char *s)
-{
-	if (!strcmp(s, "auto"))
-		e->engine = ENGINE_AUTO;
-	else if (!strcmp(s, "qemu"))
-		e->engine = ENGINE_QEMU;
-	else if (!strcmp(s, "callgrind"))
-		e->engine = ENGINE_CALLGRIND;
-	else
-		return err("--engine %s: give auto, qemu or callgrind", s), 2;
-	return 0;
-}
+/* --engine's words, in enum engine's order. */
+static const char *const engine_names[] = { "auto", "qemu", "callgrind", NULL };
 
 static int parse_args(struct exact *e, int argc, char **argv)
 {
@@ -115,8 +105,9 @@ static int parse_args(struct exact *e, int argc, char **argv)
 		case 'E': break;
 		case 'o': e->out = optarg; break;
 		case 'e':
-			if ((rc = parse_engine(e, optarg)))
-				return rc;
+			if ((rc = cmd_choice("engine", optarg, engine_names)) < 0)
+				return CMD_USAGE;
+			e->engine = (enum engine)rc;
 			break;
 		case 'C': e->keep = optarg; break;
 		case 'Q': e->qemu = optarg; break;

@@ -74,6 +74,12 @@ static void usage(FILE *f)
 }
 
 enum { FMT_AUTO, FMT_PERF_DATA, FMT_PERF_SCRIPT, FMT_CALLGRIND, FMT_PPROF };
+/* --input-format's words, from FMT_PERF_DATA on; --caller-addresses's,
+ * from PPROF_CALLERS_RETURN on. */
+static const char *const format_names[] = {
+	"perf-data", "perf-script", "callgrind", "pprof", NULL,
+};
+static const char *const callers_names[] = { "return", "call", NULL };
 
 /* -j: at most this many threads. */
 #define JOBS_MAX 256
@@ -243,7 +249,7 @@ int cmd_import(int argc, char **argv)
 	struct raw_profile prof;
 	uint8_t *buf;
 	size_t len = 0;
-	int c, quiet = 0, mapped, rc, format = FMT_AUTO, fd;
+	int c, w, quiet = 0, mapped, rc, format = FMT_AUTO, fd;
 
 	opt.jobs = default_jobs();
 	while ((c = getopt_long(argc, argv, "o:e:j:qh", longopts, NULL)) != -1) {
@@ -258,31 +264,17 @@ int cmd_import(int argc, char **argv)
 			opt.no_local_files = 1;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "perf-data"))
-				format = FMT_PERF_DATA;
-			else if (!strcmp(optarg, "perf-script"))
-				format = FMT_PERF_SCRIPT;
-			else if (!strcmp(optarg, "callgrind"))
-				format = FMT_CALLGRIND;
-			else if (!strcmp(optarg, "pprof"))
-				format = FMT_PPROF;
-			else {
-				err("--input-format %s: give perf-data, perf-script, callgrind or pprof", optarg);
-				return 2;
-			}
+			if ((format = cmd_choice("input-format", optarg, format_names)) < 0)
+				return CMD_USAGE;
+			format += FMT_PERF_DATA;
 			break;
 		case 'T':
 			sample_type = optarg;
 			break;
 		case 'C':
-			if (!strcmp(optarg, "return"))
-				callers = PPROF_CALLERS_RETURN;
-			else if (!strcmp(optarg, "call"))
-				callers = PPROF_CALLERS_CALL;
-			else {
-				err("--caller-addresses %s: give return or call", optarg);
-				return 2;
-			}
+			if ((w = cmd_choice("caller-addresses", optarg, callers_names)) < 0)
+				return CMD_USAGE;
+			callers = (enum pprof_callers)(w + PPROF_CALLERS_RETURN);
 			break;
 		case 'j': {
 			char *end;

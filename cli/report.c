@@ -91,6 +91,8 @@ static int report(FILE *out, const struct rep_input *in, struct rep_model *m,
 	return 0;
 }
 
+static const char *const sort_names[] = { "self", "total", NULL };
+
 static int parse(int argc, char **argv, struct ropts *o)
 {
 	enum { O_SOURCE = 256, O_NO_DEMANGLE, O_JSON, O_FOLDED, O_SVG };
@@ -119,9 +121,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 			o->bins[o->nbin++] = optarg;
 			break;
 		case 's':
-			if (strcmp(optarg, "self") && strcmp(optarg, "total"))
-				return err("--sort %s: give self or total", optarg), CMD_USAGE;
-			o->by_total = !strcmp(optarg, "total");
+			if ((o->by_total = cmd_choice("sort", optarg, sort_names)) < 0)
+				return CMD_USAGE;
 			break;
 		case 'n':
 			o->limit = strtol(optarg, &end, 10);

@@ -98,6 +98,10 @@ bad "merge -w for a file not merged" "pgoprof merge: --weight b.raw=...: b.raw i
     merge -o o.raw -w b.raw=2 a.raw
 bad "convert --estimator NOSUCH" "pgoprof convert: --estimator nosuch" "" \
     convert --estimator nosuch --binary x p.raw
+bad "convert --unsampled NOSUCH" "pgoprof convert: --unsampled nosuch: give auto, floor or omit" "" \
+    convert --unsampled nosuch --binary x p.raw
+bad "import --input-format NOSUCH" "pgoprof import: --input-format nosuch: give perf-data, perf-script, callgrind or pprof" "" \
+    import --input-format nosuch -o o.raw p.data
 bad "record --exact --engine NOSUCH" "pgoprof record: --engine nosuch" "" \
     record --exact --engine nosuch -- true
 
