@@ -78,8 +78,8 @@ static void usage(FILE *f)
 "                          1: GCC reads a missing line as never run) or\n"
 "                          omit\n"
 "  -q, --quiet             print only errors\n\n"
-"Exit status: 0 written; 1 error (also: the binary is not in the profile);\n"
-"2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT,
+"Exit status: 0 written; 1 error (also: the binary is not in the profile,\n"
+"or none of its samples got a function and a line); 2 usage.\n", CONVERT_MIN_SAMPLES, CONVERT_COLD_CUT_EXACT,
 	CONVERT_FLOOR_UNIT);
 }
 

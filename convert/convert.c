@@ -566,6 +566,9 @@ static void report_lbr(const struct conv *c)
 		if (i == LBR_DROP_NO_FUNCTION)
 			report_nodebug(c);
 	}
+	if (l->insns_no_line)
+		fprintf(stderr, "%s:   %" PRIu64 " of %" PRIu64 " instructions in the ranges' functions left out: without line information\n",
+			progname, l->insns_no_line, l->insns);
 	if (l->branches_dropped)
 		fprintf(stderr, "%s:   %" PRIu64 " branches dropped: outside any loadable segment\n",
 			progname, l->branches_dropped);
@@ -743,6 +746,33 @@ static void report(const struct conv *c)
 		warnx("warning: the profile has no samples of %s: the output is empty", c->binary);
 }
 
+/* Whether the profile has samples of the binary but none of them (or of
+ * the instructions their ranges cover) got a function and a line: a
+ * profile written from them would be empty, or heads only, and look
+ * like one of code that never ran. */
+static int nothing_attributed(const struct conv *c)
+{
+	if (c->probes)
+		return 0;
+	if (c->lbr_mode)
+		return c->lbr.ranges &&
+		       (!c->prof.nfuncs || c->lbr.insns_no_line == c->lbr.insns);
+	return c->samples && !c->attributed;
+}
+
+/* Says why, after report() has given the reasons. */
+static void fail_unattributed(const struct conv *c)
+{
+	struct pseudo_probes pp = { 0 };
+
+	err("no sample of %s could be given a function and a line (the reasons above): no profile written",
+	    c->binary);
+	if (pp_read(&pp, c->binary) == 0)
+		warnx("note: %s was built with -fpseudo-probe-for-profiling, whose line-table discriminators not every libdw reads; convert exact counts of it (record --exact, --probes auto), or sample a build without that option",
+		      c->binary);
+	pp_free(&pp);
+}
+
 /* --probes: whether to write a probe-based profile, and if so, the
  * profile.  Returns 0, or -1 after its one message. */
 static int choose_probes(struct conv *c, const struct convert_options *o)
@@ -833,7 +863,10 @@ int convert_profile(const struct convert_options *o)
 	scale_for_format(&c.prof, &c.wo);
 	if (c.wo.format == FMT_AFDO)
 		c.prof.nsplit = sym_split_functions(c.sym, &c.prof.split);
-	if (!profile_write(&c.prof, &c.wo, c.output)) {
+	if (nothing_attributed(&c)) {
+		report(&c);
+		fail_unattributed(&c);
+	} else if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
 		if (!c.quiet)
 			report(&c);
