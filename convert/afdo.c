@@ -68,6 +68,15 @@
  *   clone's profile, scaled by this head's share of the calls to it.
  *   GCC's inlining stays what the profile shows; the counts become
  *   those of the whole function.
+ * - Split-off parts inlined back: when ipa-split's clone F.part.N is
+ *   inlined into F again (its one caller), GCC's DWARF describes that code
+ *   as an instance of F inlined into F at line offset 0, the line of F's
+ *   declaration (bzip2's mainGtU, with its loop; lua's sort_comp, sqlite's
+ *   sqlite3DbMallocRawNN).  No call is there in the source, so GCC, which
+ *   annotates F before ipa-split, would find no count for the code of the
+ *   part: its lines read as never run.  For GCC such an instance is
+ *   viewed into F's own body, as a part that stayed out of line is (by
+ *   name, F.part.N cut to F).
  */
 #include "afdo.h"
 #include "../lib/bytes.h"
@@ -244,6 +253,7 @@ struct gview {
 	int nopen;
 	int merging;		/* viewing a completion: its heads are done */
 	size_t completed;	/* inlined heads completed */
+	size_t refolded;	/* split-off parts put back into their function */
 };
 
 /* The name written: GCC's view of it, or (for LLVM, which canonicalizes
@@ -336,7 +346,11 @@ static void view_node(struct gview *g, struct fsamples *d,
 			continue;
 		}
 		n = out_name(g, c->callee->name);
-		if (*n) {
+		if (g->gcc && c->line == 0 && !strcmp(n, d->name)) {
+			/* A split-off part inlined back (see the head comment). */
+			view_node(g, d, c->callee, depth + 1);
+			g->refolded += !g->merging;
+		} else if (*n) {
 			struct fsamples *in = fs_inlinee(d, c->line, g->gcc ? 0 : c->disc, n);
 
 			view_node(g, in, c->callee, depth + 1);
@@ -580,7 +594,7 @@ static void write_working_set(struct writer *w, const struct fs_profile *m)
 	free(v);
 }
 
-int afdo_write(const struct fs_profile *p, int version, FILE *f)
+int afdo_write(const struct fs_profile *p, int version, int quiet, FILE *f)
 {
 	struct gview g = { 0 };
 	struct fs_profile m;
@@ -601,7 +615,7 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 
 	/* What the reader will see: for GCC, names cut and fixed, entries
 	 * that became one name merged, discriminators folded, inlined heads
-	 * of split functions completed. */
+	 * of split functions completed, parts inlined back refolded. */
 	fs_init(&m);
 	fs_init(&g.calls);
 	g.src = p;
@@ -622,9 +636,12 @@ int afdo_write(const struct fs_profile *p, int version, FILE *f)
 			g.dropped++;
 		free(n);
 	}
-	if (g.completed)
+	if (g.completed && !quiet)
 		warnx("note: %zu inlined heads of functions GCC split (NAME.part.N) completed with the split-off body's profile, for GCC's early inliner",
 		      g.completed);
+	if (g.refolded && !quiet)
+		warnx("note: %zu split-off parts that GCC inlined back into their function (F inlined into F at line offset 0) written as the function's own lines",
+		      g.refolded);
 	fs_free(&g.calls);
 	for (size_t i = 0; i < g.nsplit; i++)
 		free(g.split[i]);

@@ -18,8 +18,9 @@
  * padded strings), AFDO_VERSION_LLVM for llvm-profdata and clang (version 1
  * strings, discriminators kept).  For GCC, names are cut at the first '.'
  * and discriminators folded as gcc 12's auto-profile.cc reads them.
+ * Notes on stderr say what the GCC view changed, unless quiet.
  * Returns 0, or -1 with a message (write error, counts over 2^63-1). */
-int afdo_write(const struct fs_profile *p, int version, FILE *f);
+int afdo_write(const struct fs_profile *p, int version, int quiet, FILE *f);
 
 /* 1 if buf starts with the gcov "adcg" magic of an AutoFDO file. */
 int afdo_detect(const uint8_t *buf, size_t len);

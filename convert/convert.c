@@ -819,6 +819,7 @@ int convert_profile(const struct convert_options *o)
 	};
 	int rc = 1;
 
+	c.wo.quiet = o->quiet;
 	if (raw_read_file(&c.raw, c.raw_path))
 		return 1;
 	c.sym = sym_open(c.binary, c.debug, 1);

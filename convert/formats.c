@@ -134,8 +134,9 @@ void scale_for_format(struct fs_profile *p, const struct write_options *o)
 	if (o->format != FMT_AFDO || max <= AFDO_MAX_COUNT)
 		return;
 	fs_scale(p, AFDO_MAX_COUNT, max);
-	warnx("note: counts scaled by %d/%llu for GCC (largest count now %d)",
-	      AFDO_MAX_COUNT, (unsigned long long)max, AFDO_MAX_COUNT);
+	if (!o->quiet)
+		warnx("note: counts scaled by %d/%llu for GCC (largest count now %d)",
+		      AFDO_MAX_COUNT, (unsigned long long)max, AFDO_MAX_COUNT);
 }
 
 static int write_to(const struct fs_profile *p, const struct write_options *o,
@@ -147,7 +148,8 @@ static int write_to(const struct fs_profile *p, const struct write_options *o,
 	case FMT_LLVM_EXTBINARY:
 		return llvm_extbinary_write(p, &eo, f);
 	case FMT_AFDO:
-		return afdo_write(p, o->afdo_version ? o->afdo_version : 2, f);
+		return afdo_write(p, o->afdo_version ? o->afdo_version : 2,
+				  o->quiet, f);
 	default:
 		return llvm_text_write(p, f);
 	}

@@ -14,7 +14,7 @@ static void round_trip(const struct fs_profile *p, int version,
 		       struct fuzz_mem *out)
 {
 	struct fs_profile q;
-	int rc = afdo_write(p, version, fuzz_mem_open(out));
+	int rc = afdo_write(p, version, 1, fuzz_mem_open(out));
 
 	fuzz_mem_close(out);
 	if (rc) {	/* counts over 2^63-1: refused with a message */
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a.buf) {
 		fs_init(&q);
 		FUZZ_CHECK(afdo_read(&q, (const uint8_t *)a.buf, a.len, "rewritten") == 0);
-		FUZZ_CHECK(afdo_write(&q, 2, fuzz_mem_open(&b)) == 0);
+		FUZZ_CHECK(afdo_write(&q, 2, 1, fuzz_mem_open(&b)) == 0);
 		fuzz_mem_close(&b);
 		FUZZ_CHECK(a.len == b.len && !memcmp(a.buf, b.buf, a.len));
 		free(b.buf);

@@ -36,7 +36,7 @@ static uint8_t *write_mem(const struct fs_profile *p, int version, size_t *len,
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	*rc = afdo_write(p, version, f);
+	*rc = afdo_write(p, version, 0, f);
 	fclose(f);
 	return (uint8_t *)buf;
 }
@@ -365,6 +365,72 @@ static void test_split_heads_completed(void)
 		} else {
 			/* LLVM: a's foo keeps its two lines */
 			CHECK(strstr(b, " 2: foo:20\n  1: 10\n  2: 10 foo.part.0:10\n") != NULL);
+		}
+		free(b);
+		free(buf);
+		fs_free(&p);
+		fs_free(&q);
+	}
+}
+
+/* ipa-split's part inlined back into its function: GCC's DWARF makes it
+ * f inlined into f at line offset 0, where the source has no call.  For
+ * GCC it is written as f's own lines (a line in both adds up), at the top
+ * level and inside an inlined f alike; LLVM's variant keeps it. */
+static void test_split_part_refolded(void)
+{
+	static const char want_gcc[] =
+		"f:127:10\n"
+		" 1: 10\n"
+		" 5: 10\n"
+		" 6: 100 bar:100\n"
+		" 9: f:7\n"
+		"  9: 7\n"
+		"g:62:1\n"
+		" 1: 2\n"
+		" 2: f:60\n"
+		"  1: 4\n"
+		"  6: 56\n";
+	struct fs_profile p, q;
+	struct fsamples *f, *in;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+	char *b;
+
+	for (int v = 2; v >= 0; v -= 2) {
+		fs_init(&p);
+		f = fs_function(&p, "f");
+		f->head = 10;
+		fs_add_body(f, 1, 0, 10);
+		fs_add_body(f, 5, 0, 7);
+		in = fs_inlinee(f, 0, 0, "f");
+		fs_add_body(in, 5, 0, 3);
+		fs_add_body(in, 6, 0, 100);
+		fs_add_target(in, 6, 0, "bar", 100);
+		in = fs_inlinee(in, 9, 0, "f");	/* a real call: kept */
+		fs_add_body(in, 9, 0, 7);
+		f = fs_function(&p, "g");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 2);
+		in = fs_inlinee(f, 2, 0, "f");
+		fs_add_body(in, 1, 0, 4);
+		in = fs_inlinee(in, 0, 0, "f");
+		fs_add_body(in, 6, 0, 56);
+		fs_finish(&p);
+		quiet_begin();
+		buf = write_mem(&p, v ? v : AFDO_VERSION_LLVM, &len, &rc);
+		free(quiet_end(0));
+		CHECK(rc == 0);
+		fs_init(&q);
+		CHECK(afdo_read(&q, buf, len, "mem") == 0);
+		b = profile_text(&q);
+		if (v) {
+			CHECK(!strcmp(b, want_gcc));
+			if (strcmp(b, want_gcc))
+				printf("%s", b);
+		} else {
+			CHECK(strstr(b, " 0: f:") != NULL);
 		}
 		free(b);
 		free(buf);
@@ -953,7 +1019,7 @@ static void test_llvm_profdata_reads_it(void)
 	if (fp)
 		fclose(fp);
 	fp = fopen(afdo, "w");
-	CHECK(fp && afdo_write(&p, AFDO_VERSION_LLVM, fp) == 0);
+	CHECK(fp && afdo_write(&p, AFDO_VERSION_LLVM, 0, fp) == 0);
 	if (fp)
 		fclose(fp);
 	rc = run_show(txt, o1);
@@ -994,7 +1060,7 @@ static int tool_text_to_afdo(const char *in, const char *out, const char *v)
 	f = fopen(out, "w");
 	if (!f)
 		return err("%s: cannot create", out), 1;
-	rc = afdo_write(&p, version, f);
+	rc = afdo_write(&p, version, 0, f);
 	if (fclose(f))
 		rc = -1;
 	fs_free(&p);
@@ -1133,6 +1199,7 @@ int main(int argc, char **argv)
 	RUN(test_fold_discriminators);
 	RUN(test_name_cutting_merges);
 	RUN(test_split_heads_completed);
+	RUN(test_split_part_refolded);
 	RUN(test_ctor_dtor_names);
 	RUN(test_bytes_v2);
 	RUN(test_bytes_v1);
