@@ -134,9 +134,8 @@ void scale_for_format(struct fs_profile *p, const struct write_options *o)
 	if (o->format != FMT_AFDO || max <= AFDO_MAX_COUNT)
 		return;
 	fs_scale(p, AFDO_MAX_COUNT, max);
-	if (!o->quiet)
-		warnx("note: counts scaled by %d/%llu for GCC (largest count now %d)",
-		      AFDO_MAX_COUNT, (unsigned long long)max, AFDO_MAX_COUNT);
+	warnx("note: counts scaled by %d/%llu for GCC (largest count now %d)",
+	      AFDO_MAX_COUNT, (unsigned long long)max, AFDO_MAX_COUNT);
 }
 
 static int write_to(const struct fs_profile *p, const struct write_options *o,

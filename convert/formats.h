@@ -20,8 +20,7 @@ struct write_options {
 	int md5_names;		/* extbinary */
 	int compress;		/* extbinary */
 	int afdo_version;	/* 1 or 2 */
-	int quiet;		/* afdo: no notes on stderr (scaled counts, the
-				 * GCC view's changes) */
+	int quiet;		/* afdo: no notes on the GCC view's changes */
 };
 
 /* "llvm-text", "llvm-extbinary", "afdo" -> format; FMT_NONE if unknown. */
