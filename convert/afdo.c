@@ -77,6 +77,15 @@
  *   part: its lines read as never run.  For GCC such an instance is
  *   viewed into F's own body, as a part that stayed out of line is (by
  *   name, F.part.N cut to F).
+ * - Hot calls of small functions (GCC 12 runs no ipa-split with AutoFDO,
+ *   and keeps -O2's size limits for a call the profile does not show
+ *   inlined; what it shows inlined and hot, einline takes with no size
+ *   limit, bottom-up: ipa-inline.cc, want_early_inline_function_p): a
+ *   call at or above the profile's hot count to a function of at most
+ *   PROMOTE_MAX_BYTES becomes an inlined instance, and the functions
+ *   inlined on the way to it get a profile of their own, so that GCC
+ *   finds the instance when it looks at each of them alone
+ *   (promote_hot_calls; docs/convert.md section 10).
  */
 #include "afdo.h"
 #include "../lib/bytes.h"
@@ -254,6 +263,8 @@ struct gview {
 	int merging;		/* viewing a completion: its heads are done */
 	size_t completed;	/* inlined heads completed */
 	size_t refolded;	/* split-off parts put back into their function */
+	size_t promoted;	/* hot calls written as inlined instances */
+	size_t offline;		/* instances given a profile of their own */
 };
 
 /* The name written: GCC's view of it, or (for LLVM, which canonicalizes
@@ -438,6 +449,154 @@ static void complete_head(struct gview *g, struct fsamples *d,
 		g->completed++;
 	}
 	fs_free(&t);
+}
+
+/* ---- hot calls inlined, for GCC's early inliner ---- */
+
+#define PROMOTE_CUTOFF		990000	/* a hot call: ppm, as the summary's */
+#define PROMOTE_MAX_BYTES	1024	/* the callee's size in the binary */
+
+struct promote {
+	struct fs_profile *src;		/* the view before: callees copied */
+	const struct fs_profile *p;	/* the function sizes */
+	uint64_t hot;			/* smallest count of a hot call */
+	const char *chain[MAX_DEPTH];	/* the inline chain being walked */
+	int depth;
+	struct fs_profile need;		/* instances that then need a
+					 * profile of their own, by name */
+	size_t promoted;
+};
+
+static uint64_t function_bytes(const struct fs_profile *p, const char *name)
+{
+	char **at = p->nfn ? bsearch(&name, p->fn_names, p->nfn, sizeof(char *),
+				     cmp_cstr) : NULL;
+
+	return at ? p->fn_bytes[at - p->fn_names] : UINT64_MAX;
+}
+
+/* The callee of a call of n at line that GCC should inline, or NULL. */
+static const struct fsamples *promotable(struct promote *pr, const struct fsamples *n,
+					 uint32_t line, const struct fs_target *t)
+{
+	const struct fsamples *callee;
+
+	if (t->count < pr->hot || !strcmp(t->name, n->name) ||
+	    function_bytes(pr->p, t->name) > PROMOTE_MAX_BYTES)
+		return NULL;
+	for (int i = 0; i < pr->depth; i++)
+		if (!strcmp(pr->chain[i], t->name))
+			return NULL;		/* recursion */
+	for (size_t i = 0; i < n->ncs; i++)
+		if (n->cs[i].line == line && !strcmp(n->cs[i].callee->name, t->name))
+			return NULL;		/* inlined already */
+	callee = fs_find(pr->src, t->name);
+	return callee && callee->head ? callee : NULL;
+}
+
+/* n's call of callee at line becomes an instance inlined there: the
+ * callee's profile times this call's share of its entries. */
+static void inline_call(struct promote *pr, struct fsamples *n, uint32_t line,
+			const struct fsamples *callee, uint64_t calls)
+{
+	struct fs_profile t;
+	struct fsamples *c;
+
+	fs_init(&t);
+	c = fs_function(&t, callee->name);
+	fs_merge_node(c, callee, 1);
+	fs_scale(&t, calls < callee->head ? calls : callee->head, callee->head);
+	c->head = 0;
+	fs_merge_node(fs_inlinee(n, line, 0, callee->name), c, 1);
+	fs_free(&t);
+	for (int i = 1; i < pr->depth; i++)
+		fs_function(&pr->need, pr->chain[i]);
+	if (pr->depth)
+		fs_function(&pr->need, n->name);
+	pr->promoted++;
+}
+
+static void promote_node(struct promote *pr, struct fsamples *n)
+{
+	for (size_t i = 0, nbody = n->nbody; i < nbody; i++)
+		for (size_t j = 0; j < n->body[i].ntargets; j++) {
+			const struct fs_target *t = &n->body[i].targets[j];
+			const struct fsamples *callee =
+				promotable(pr, n, n->body[i].line, t);
+
+			if (callee)
+				inline_call(pr, n, n->body[i].line, callee, t->count);
+		}
+	if (pr->depth + 1 >= MAX_DEPTH)
+		return;
+	pr->chain[pr->depth++] = n->name;
+	for (size_t i = 0; i < n->ncs; i++)
+		promote_node(pr, n->cs[i].callee);
+	pr->depth--;
+}
+
+/* The body count at f's first location: its entries, about. */
+static uint64_t first_count(const struct fsamples *f)
+{
+	const struct fs_body *first = NULL;
+
+	for (size_t i = 0; i < f->nbody; i++)
+		if (!first || f->body[i].line < first->line ||
+		    (f->body[i].line == first->line && f->body[i].disc < first->disc))
+			first = &f->body[i];
+	return first ? first->count : 0;
+}
+
+/* Every instance under f of a function in need that has no profile of
+ * its own in m, added into out. */
+static void collect_offline(const struct promote *pr, struct fs_profile *m,
+			    struct fs_profile *out, const struct fsamples *f)
+{
+	for (size_t i = 0; i < f->ncs; i++) {
+		const struct fsamples *c = f->cs[i].callee;
+
+		if (fs_find((struct fs_profile *)&pr->need, c->name) &&
+		    !fs_find(m, c->name)) {
+			struct fsamples *o = fs_function(out, c->name);
+
+			fs_merge_node(o, c, 1);
+			o->head = sat_add64(o->head, first_count(c));
+		}
+		collect_offline(pr, m, out, c);
+	}
+}
+
+/* GCC 12 inlines early what the profile shows inlined and hot, and only
+ * that (see the head comment): the hot calls of small functions become
+ * inlined instances, and the instances they went into get a profile of
+ * their own, so that GCC, inlining bottom-up, finds them in each
+ * function of the chain. */
+static void promote_hot_calls(struct gview *g, struct fs_profile *m)
+{
+	struct promote pr = { .p = g->src };
+	struct fs_profile src, out;
+
+	if (!g->gcc || !g->src->nfn)
+		return;
+	fs_init(&src);
+	fs_init(&out);
+	fs_init(&pr.need);
+	fs_merge(&src, m, 1);
+	pr.src = &src;
+	pr.hot = fs_summary_count(m, PROMOTE_CUTOFF);
+	for (size_t i = 0; i < m->nfuncs && pr.hot; i++)
+		promote_node(&pr, m->funcs[i]);
+	for (size_t i = 0; i < m->nfuncs; i++)
+		collect_offline(&pr, m, &out, m->funcs[i]);
+	fs_finish(&out);
+	for (size_t i = 0; i < out.nfuncs; i++)
+		if (out.funcs[i]->total)
+			fs_merge_node(fs_function(m, out.funcs[i]->name), out.funcs[i], 1);
+	g->promoted = pr.promoted;
+	g->offline = out.nfuncs;
+	fs_free(&out);
+	fs_free(&pr.need);
+	fs_free(&src);
 }
 
 /* ---- writing ---- */
@@ -636,6 +795,10 @@ int afdo_write(const struct fs_profile *p, int version, int quiet, FILE *f)
 			g.dropped++;
 		free(n);
 	}
+	promote_hot_calls(&g, &m);
+	if (g.promoted && !quiet)
+		warnx("note: %zu hot calls of small functions written as inlined, %zu inlined functions given a profile of their own, for GCC's early inliner",
+		      g.promoted, g.offline);
 	if (g.completed && !quiet)
 		warnx("note: %zu inlined heads of functions GCC split (NAME.part.N) completed with the split-off body's profile, for GCC's early inliner",
 		      g.completed);

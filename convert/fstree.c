@@ -38,6 +38,10 @@ void fs_free(struct fs_profile *p)
 	for (size_t i = 0; i < p->nsplit; i++)
 		free(p->split[i]);
 	free(p->split);
+	for (size_t i = 0; i < p->nfn; i++)
+		free(p->fn_names[i]);
+	free(p->fn_names);
+	free(p->fn_bytes);
 	fs_init(p);
 }
 
@@ -77,6 +81,15 @@ struct fsamples *fs_function(struct fs_profile *p, const char *name)
 		*slot = ++p->nfuncs;
 	}
 	return p->funcs[*slot - 1];
+}
+
+struct fsamples *fs_find(struct fs_profile *p, const char *name)
+{
+	size_t *slot;
+
+	hindex_reserve(&p->index, p->nfuncs, 1024, func_hash, p);
+	slot = hindex_find(&p->index, hash_str(HASH_INIT, name), func_eq, p, name);
+	return *slot ? p->funcs[*slot - 1] : NULL;
 }
 
 struct fsamples *fs_inlinee(struct fsamples *f, uint32_t line, uint32_t disc,
@@ -165,8 +178,7 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void merge_node(struct fsamples *d, const struct fsamples *s,
-		       uint64_t w)
+void fs_merge_node(struct fsamples *d, const struct fsamples *s, uint64_t w)
 {
 	d->head = sat_add64(d->head, sat_mul64(s->head, w));
 	if (!d->checksum)
@@ -181,17 +193,17 @@ static void merge_node(struct fsamples *d, const struct fsamples *s,
 				      sat_mul64(b->targets[j].count, w));
 	}
 	for (size_t i = 0; i < s->ncs; i++)
-		merge_node(fs_inlinee(d, s->cs[i].line, s->cs[i].disc,
-				      s->cs[i].callee->name),
-			   s->cs[i].callee, w);
+		fs_merge_node(fs_inlinee(d, s->cs[i].line, s->cs[i].disc,
+					 s->cs[i].callee->name),
+			      s->cs[i].callee, w);
 }
 
 void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
 	      uint64_t weight)
 {
 	for (size_t i = 0; i < src->nfuncs; i++)
-		merge_node(fs_function(dst, src->funcs[i]->name), src->funcs[i],
-			   weight);
+		fs_merge_node(fs_function(dst, src->funcs[i]->name), src->funcs[i],
+			      weight);
 	dst->totals_given |= src->totals_given;
 	dst->probe_based |= src->probe_based;
 }

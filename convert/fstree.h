@@ -61,6 +61,12 @@ struct fs_profile {
 	 * their inlined heads (convert/afdo.c, docs/convert.md). */
 	char **split;
 	size_t nsplit;
+	/* The size in bytes of each function of that binary, by name
+	 * (sym_function_sizes: sorted, owned): the GCC writer inlines the hot
+	 * calls of the small ones (convert/afdo.c, docs/convert.md). */
+	char **fn_names;
+	uint64_t *fn_bytes;
+	size_t nfn;
 };
 
 void fs_init(struct fs_profile *p);
@@ -68,6 +74,8 @@ void fs_free(struct fs_profile *p);
 
 /* Top-level profile of the function name, created empty if new. */
 struct fsamples *fs_function(struct fs_profile *p, const char *name);
+/* Top-level profile of the function name, or NULL. */
+struct fsamples *fs_find(struct fs_profile *p, const char *name);
 /* Profile of callee inlined into f at (line, disc), created if new. */
 struct fsamples *fs_inlinee(struct fsamples *f, uint32_t line, uint32_t disc,
 			    const char *callee);
@@ -82,6 +90,9 @@ void fs_add_target(struct fsamples *f, uint32_t line, uint32_t disc,
  * targets, inlined callsites, head and totals (saturating). */
 void fs_merge(struct fs_profile *dst, const struct fs_profile *src,
 	      uint64_t weight);
+/* The same for one function or inlined instance: src into dst. */
+void fs_merge_node(struct fsamples *dst, const struct fsamples *src,
+		   uint64_t weight);
 
 /* Remove top-level functions whose TOTAL is 0 (after fs_finish): a profile
  * of all-zero counts tells clang the function is cold, which is worse than

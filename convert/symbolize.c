@@ -964,34 +964,113 @@ long sym_function_by_name(struct symbolizer *s, const char *name)
 	return *slot ? (long)(*slot - 1) : -1;
 }
 
-size_t sym_split_functions(struct symbolizer *s, char ***names)
+/* cb(name, size, arg) for each named function symbol of .symtab (or
+ * .dynsym), in the table's order. */
+static void each_function_symbol(struct symbolizer *s,
+				 void (*cb)(const char *name, uint64_t size, void *arg),
+				 void *arg)
 {
 	int nsym = s->mod ? dwfl_module_getsymtab(s->mod) : -1;
-	char **v = NULL;
-	size_t n = 0, cap = 0, k = 0;
 
 	for (int i = 1; i < nsym; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		const char *name = dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL,
 							    NULL, NULL);
-		const char *part = name ? strstr(name, ".part.") : NULL;
 
-		if (!part || GELF_ST_TYPE(sym.st_info) != STT_FUNC || part == name)
-			continue;
-		grow(&v, &cap, n + 1, sizeof(*v));
-		v[n] = xstrdup(name);
-		v[n++][part - name] = '\0';
+		if (name && *name && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+			cb(name, sym.st_size, arg);
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_cstr);
-	for (size_t i = 0; i < n; i++) {	/* each once */
-		if (k && !strcmp(v[k - 1], v[i]))
-			free(v[i]);
+}
+
+struct name_list {
+	char **v;
+	size_t n, cap;
+};
+
+static void add_split(const char *name, uint64_t size, void *arg)
+{
+	struct name_list *l = arg;
+	const char *part = strstr(name, ".part.");
+
+	(void)size;
+	if (!part || part == name)
+		return;
+	grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n] = xstrdup(name);
+	l->v[l->n++][part - name] = '\0';
+}
+
+size_t sym_split_functions(struct symbolizer *s, char ***names)
+{
+	struct name_list l = { 0 };
+	size_t k = 0;
+
+	each_function_symbol(s, add_split, &l);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_cstr);
+	for (size_t i = 0; i < l.n; i++) {	/* each once */
+		if (k && !strcmp(l.v[k - 1], l.v[i]))
+			free(l.v[i]);
 		else
-			v[k++] = v[i];
+			l.v[k++] = l.v[i];
 	}
-	*names = v;
+	*names = l.v;
+	return k;
+}
+
+struct name_size {
+	char *name;
+	uint64_t bytes;
+};
+
+static int cmp_name_size(const void *a, const void *b)
+{
+	const struct name_size *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->bytes < y->bytes) - (x->bytes > y->bytes);
+}
+
+struct size_list {
+	struct name_size *v;
+	size_t n, cap;
+};
+
+static void add_size(const char *name, uint64_t size, void *arg)
+{
+	struct size_list *l = arg;
+
+	if (*name == '.' || !size)
+		return;
+	grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n].name = xstrdup(name);
+	l->v[l->n].name[strcspn(name, ".")] = '\0';
+	l->v[l->n++].bytes = size;
+}
+
+size_t sym_function_sizes(struct symbolizer *s, char ***names, uint64_t **bytes)
+{
+	struct size_list l = { 0 };
+	size_t k = 0;
+
+	each_function_symbol(s, add_size, &l);
+	*names = NULL;
+	*bytes = NULL;
+	if (!l.n)
+		return 0;
+	qsort(l.v, l.n, sizeof(*l.v), cmp_name_size);	/* largest first per name */
+	*names = xmalloc(l.n * sizeof(**names));
+	*bytes = xmalloc(l.n * sizeof(**bytes));
+	for (size_t i = 0; i < l.n; i++) {
+		if (k && !strcmp((*names)[k - 1], l.v[i].name)) {
+			free(l.v[i].name);
+			continue;
+		}
+		(*names)[k] = l.v[i].name;
+		(*bytes)[k++] = l.v[i].bytes;
+	}
+	free(l.v);
 	return k;
 }
 

@@ -130,6 +130,13 @@ long sym_function_by_name(struct symbolizer *s, const char *name);
  * are none; the count is returned (0 also when there is no symbol table). */
 size_t sym_split_functions(struct symbolizer *s, char ***names);
 
+/* The size in bytes of each function symbol (STT_FUNC of .symtab or
+ * .dynsym), by its name cut at the first '.' (GCC's clones, F.constprop.N
+ * and the like, count as F), the largest where several have one name;
+ * sorted by strcmp.  *names and *bytes: malloc'd parallel arrays (names
+ * malloc'd too), NULL when there are none; the count is returned. */
+size_t sym_function_sizes(struct symbolizer *s, char ***names, uint64_t **bytes);
+
 /* LLVM's base discriminator from a clang-encoded one: the inverse of
  * DILocation::encodeDiscriminator's first component
  * (llvm/include/llvm/IR/DebugInfoMetadata.h,

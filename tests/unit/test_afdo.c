@@ -280,6 +280,29 @@ static void test_name_cutting_merges(void)
 
 /* Function caller, run n times, with foo's head inlined at line, which
  * calls the clone foo.part.0 each time. */
+/* p written by the afdo writer (fs_finish'ed first, notes kept off
+ * stdout), read back, as text; malloc'd. */
+static char *written_text(struct fs_profile *p, int version)
+{
+	struct fs_profile q;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+	char *b;
+
+	fs_finish(p);
+	quiet_begin();
+	buf = write_mem(p, version, &len, &rc);
+	free(quiet_end(0));
+	CHECK(rc == 0);
+	fs_init(&q);
+	CHECK(buf && afdo_read(&q, buf, len, "mem") == 0);
+	b = profile_text(&q);
+	free(buf);
+	fs_free(&q);
+	return b;
+}
+
 static void add_split_head(struct fs_profile *p, const char *caller,
 			   uint32_t line, uint64_t n)
 {
@@ -323,11 +346,8 @@ static void test_split_heads_completed(void)
 		" 4: foo:10\n"
 		"  1: 5\n"
 		"  7: 5\n";
-	struct fs_profile p, q;
+	struct fs_profile p;
 	struct fsamples *f, *in;
-	uint8_t *buf;
-	size_t len;
-	int rc;
 	char *b;
 
 	for (int v = 2; v >= 0; v -= 2) {
@@ -350,14 +370,7 @@ static void test_split_heads_completed(void)
 		in = fs_inlinee(f, 4, 0, "foo");
 		fs_add_body(in, 1, 0, 5);
 		fs_add_body(in, 7, 0, 5);
-		fs_finish(&p);
-		quiet_begin();
-		buf = write_mem(&p, version, &len, &rc);
-		free(quiet_end(0));
-		CHECK(rc == 0);
-		fs_init(&q);
-		CHECK(afdo_read(&q, buf, len, "mem") == 0);
-		b = profile_text(&q);
+		b = written_text(&p, version);
 		if (v) {
 			CHECK(!strcmp(b, want_gcc));
 			if (strcmp(b, want_gcc))
@@ -367,9 +380,7 @@ static void test_split_heads_completed(void)
 			CHECK(strstr(b, " 2: foo:20\n  1: 10\n  2: 10 foo.part.0:10\n") != NULL);
 		}
 		free(b);
-		free(buf);
 		fs_free(&p);
-		fs_free(&q);
 	}
 }
 
@@ -391,11 +402,8 @@ static void test_split_part_refolded(void)
 		" 2: f:60\n"
 		"  1: 4\n"
 		"  6: 56\n";
-	struct fs_profile p, q;
+	struct fs_profile p;
 	struct fsamples *f, *in;
-	uint8_t *buf;
-	size_t len;
-	int rc;
 	char *b;
 
 	for (int v = 2; v >= 0; v -= 2) {
@@ -417,14 +425,7 @@ static void test_split_part_refolded(void)
 		fs_add_body(in, 1, 0, 4);
 		in = fs_inlinee(in, 0, 0, "f");
 		fs_add_body(in, 6, 0, 56);
-		fs_finish(&p);
-		quiet_begin();
-		buf = write_mem(&p, v ? v : AFDO_VERSION_LLVM, &len, &rc);
-		free(quiet_end(0));
-		CHECK(rc == 0);
-		fs_init(&q);
-		CHECK(afdo_read(&q, buf, len, "mem") == 0);
-		b = profile_text(&q);
+		b = written_text(&p, v ? v : AFDO_VERSION_LLVM);
 		if (v) {
 			CHECK(!strcmp(b, want_gcc));
 			if (strcmp(b, want_gcc))
@@ -433,9 +434,96 @@ static void test_split_part_refolded(void)
 			CHECK(strstr(b, " 0: f:") != NULL);
 		}
 		free(b);
-		free(buf);
 		fs_free(&p);
-		fs_free(&q);
+	}
+}
+
+static void set_size(struct fs_profile *p, const char *name, uint64_t bytes)
+{
+	p->fn_names = xrealloc(p->fn_names, (p->nfn + 1) * sizeof(*p->fn_names));
+	p->fn_bytes = xrealloc(p->fn_bytes, (p->nfn + 1) * sizeof(*p->fn_bytes));
+	p->fn_names[p->nfn] = xstrdup(name);
+	p->fn_bytes[p->nfn++] = bytes;
+}
+
+/* Hot calls of small functions become inlined instances for GCC, with the
+ * callee's profile times the call's share of its entries (leaf: 40 of
+ * 320); the instance the call was in gets a profile of its own (mid,
+ * inlined into top only; its entries, its first line's 40).  A call
+ * below the 99% hot count (cold's: the count is 40 here), a big callee
+ * and a recursive call stay calls; for LLVM, nothing changes. */
+static void test_hot_calls_inlined(void)
+{
+	static const char want_gcc[] =
+		"top:1245:1\n"
+		" 1: 1000\n"
+		" 2: mid:245\n"
+		"  1: 40\n"
+		"  2: 40 leaf:40\n"
+		"  3: 40 big:40\n"
+		"  2: leaf:125\n"
+		"   1: 40\n"
+		"   2: 10\n"
+		"   4: 75 leaf:75\n"
+		"leaf:1000:320\n"
+		" 1: 320\n"
+		" 2: 80\n"
+		" 4: 600 leaf:600\n"
+		"big:500:40\n"
+		" 1: 500\n"
+		"mid:245:40\n"
+		" 1: 40\n"
+		" 2: 40 leaf:40\n"
+		" 3: 40 big:40\n"
+		" 2: leaf:125\n"
+		"  1: 40\n"
+		"  2: 10\n"
+		"  4: 75 leaf:75\n"
+		"cold:1:1\n"
+		" 1: 1 leaf:1\n";
+	struct fs_profile p;
+	struct fsamples *f, *in;
+	char *b;
+
+	for (int v = 2; v >= 0; v -= 2) {
+		fs_init(&p);
+		f = fs_function(&p, "top");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 1000);
+		in = fs_inlinee(f, 2, 0, "mid");
+		fs_add_body(in, 1, 0, 40);
+		fs_add_body(in, 2, 0, 40);
+		fs_add_target(in, 2, 0, "leaf", 40);
+		fs_add_body(in, 3, 0, 40);
+		fs_add_target(in, 3, 0, "big", 40);
+		f = fs_function(&p, "leaf");
+		f->head = 320;
+		fs_add_body(f, 1, 0, 320);
+		fs_add_body(f, 2, 0, 80);
+		fs_add_body(f, 4, 0, 600);
+		fs_add_target(f, 4, 0, "leaf", 600);
+		f = fs_function(&p, "big");
+		f->head = 40;
+		fs_add_body(f, 1, 0, 500);
+		f = fs_function(&p, "cold");
+		f->head = 1;
+		fs_add_body(f, 1, 0, 1);
+		fs_add_target(f, 1, 0, "leaf", 1);
+		set_size(&p, "big", 4096);
+		set_size(&p, "cold", 16);
+		set_size(&p, "leaf", 64);
+		set_size(&p, "mid", 64);
+		set_size(&p, "top", 256);
+		b = written_text(&p, v ? v : AFDO_VERSION_LLVM);
+		if (v) {
+			CHECK(!strcmp(b, want_gcc));
+			if (strcmp(b, want_gcc))
+				printf("%s", b);
+		} else {
+			CHECK(strstr(b, "leaf:125") == NULL && strstr(b, "\nmid:") == NULL);
+		}
+		free(b);
+		fs_free(&p);
 	}
 }
 
@@ -1200,6 +1288,7 @@ int main(int argc, char **argv)
 	RUN(test_name_cutting_merges);
 	RUN(test_split_heads_completed);
 	RUN(test_split_part_refolded);
+	RUN(test_hot_calls_inlined);
 	RUN(test_ctor_dtor_names);
 	RUN(test_bytes_v2);
 	RUN(test_bytes_v1);
