@@ -549,13 +549,13 @@ static uint64_t first_count(const struct fsamples *f)
 
 /* Every instance under f of a function in need that has no profile of
  * its own in m, added into out. */
-static void collect_offline(const struct promote *pr, struct fs_profile *m,
+static void collect_offline(struct promote *pr, struct fs_profile *m,
 			    struct fs_profile *out, const struct fsamples *f)
 {
 	for (size_t i = 0; i < f->ncs; i++) {
 		const struct fsamples *c = f->cs[i].callee;
 
-		if (fs_find((struct fs_profile *)&pr->need, c->name) &&
+		if (fs_find(&pr->need, c->name) &&
 		    !fs_find(m, c->name)) {
 			struct fsamples *o = fs_function(out, c->name);
 
@@ -590,10 +590,11 @@ static void promote_hot_calls(struct gview *g, struct fs_profile *m)
 		collect_offline(&pr, m, &out, m->funcs[i]);
 	fs_finish(&out);
 	for (size_t i = 0; i < out.nfuncs; i++)
-		if (out.funcs[i]->total)
+		if (out.funcs[i]->total) {
 			fs_merge_node(fs_function(m, out.funcs[i]->name), out.funcs[i], 1);
+			g->offline++;
+		}
 	g->promoted = pr.promoted;
-	g->offline = out.nfuncs;
 	fs_free(&out);
 	fs_free(&pr.need);
 	fs_free(&src);
