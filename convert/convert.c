@@ -765,8 +765,8 @@ static void fail_unattributed(const struct conv *c)
 {
 	struct pseudo_probes pp = { 0 };
 
-	err("no sample of %s could be given a function and a line (the reasons above): no profile written",
-	    c->binary);
+	err("no sample of %s could be given a function and a line%s: no profile written",
+	    c->binary, c->quiet ? " (without -q: why)" : " (the reasons above)");
 	if (pp_read(&pp, c->binary) == 0)
 		warnx("note: %s was built with -fpseudo-probe-for-profiling, whose line-table discriminators not every libdw reads; convert exact counts of it (record --exact, --probes auto), or sample a build without that option",
 		      c->binary);
@@ -868,7 +868,8 @@ int convert_profile(const struct convert_options *o)
 						&c.prof.fn_bytes);
 	}
 	if (nothing_attributed(&c)) {
-		report(&c);
+		if (!c.quiet)
+			report(&c);
 		fail_unattributed(&c);
 	} else if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
