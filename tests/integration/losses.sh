@@ -36,11 +36,17 @@ check "fp: lost.stack_map + lost.counts_map + lost.stack_hash + lost.stack_frame
 		  0$(counter lost-fp.raw lost.stack_hash) + 0$(counter lost-fp.raw lost.stack_frames) ))" -eq "${lost:-x}"
 check "fp: record prints the loss and warns" sh -c \
 	"grep -q ' $lost lost' lost-fp.err && grep -q 'warning: $lost of $taken samples.*lost.*--max-stacks' lost-fp.err"
+# The kept samples may all be in libc's code, which has no debug info:
+# then convert writes no profile (status 1) and says so, after the
+# warning this checks; with -q that error is all it prints.
+unattributed='no sample of hot-static could be given a function and a line'
 "$PGOPROF" convert lost-fp.raw --binary hot-static -o lost-fp.prof 2>lost-fpc.err; rc=$?
-check "fp: convert succeeds and warns with the numbers and the fix (rc=$rc)" sh -c \
-	"test $rc -eq 0 && grep -q 'warning: $lost of $taken samples .*lost.*lower -F.*--max-stacks' lost-fpc.err"
+check "fp: convert warns with the numbers and the fix (rc=$rc)" sh -c \
+	"{ test $rc -eq 0 || { test $rc -eq 1 && grep -q '$unattributed' lost-fpc.err; }; } &&
+	 grep -q 'warning: $lost of $taken samples .*lost.*lower -F.*--max-stacks' lost-fpc.err"
 "$PGOPROF" convert -q lost-fp.raw --binary hot-static -o lost-fp.prof 2>lost-fpq.err
-check "fp: convert -q stays quiet" test ! -s lost-fpq.err
+check "fp: convert -q stays quiet" sh -c \
+	"test ! -s lost-fpq.err || test \"\$(grep -v '$unattributed' lost-fpq.err)\" = ''"
 # The same through the kernel's stack map (kernels before 6.1 have no
 # other way): the loss by the stack map's and the counts map's counters.
 "$PGOPROF" record --call-graph fp --fp-stack-map --max-stacks 2 -o lost-sm.raw -- ./hot-static 1 >/dev/null 2>lost-sm.err; rc=$?
