@@ -475,6 +475,19 @@ static uint64_t function_bytes(const struct fs_profile *p, const char *name)
 	return at ? p->fn_bytes[at - p->fn_names] : UINT64_MAX;
 }
 
+/* How deep f's inlined instances go: 0 for none. */
+static int inline_depth(const struct fsamples *f)
+{
+	int d = 0;
+
+	for (size_t i = 0; i < f->ncs; i++) {
+		int c = 1 + inline_depth(f->cs[i].callee);
+
+		d = c > d ? c : d;
+	}
+	return d;
+}
+
 /* The callee of a call of n at line that GCC should inline, or NULL. */
 static const struct fsamples *promotable(struct promote *pr, const struct fsamples *n,
 					 uint32_t line, const struct fs_target *t)
@@ -491,7 +504,10 @@ static const struct fsamples *promotable(struct promote *pr, const struct fsampl
 		if (n->cs[i].line == line && !strcmp(n->cs[i].callee->name, t->name))
 			return NULL;		/* inlined already */
 	callee = fs_find(pr->src, t->name);
-	return callee && callee->head ? callee : NULL;
+	if (!callee || !callee->head ||
+	    pr->depth + 2 + inline_depth(callee) >= MAX_DEPTH)
+		return NULL;		/* the reader's limit: no deeper */
+	return callee;
 }
 
 /* n's call of callee at line becomes an instance inlined there: the

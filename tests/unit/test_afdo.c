@@ -527,6 +527,36 @@ static void test_hot_calls_inlined(void)
 	}
 }
 
+/* A hot call at the bottom of an inline chain as deep as the reader
+ * takes stays a call: written as inlined, the file would be one that
+ * afdo_read (and pgoprof show) refuses. */
+static void test_hot_call_too_deep(void)
+{
+	struct fs_profile p;
+	struct fsamples *f;
+	char name[16], *b;
+
+	fs_init(&p);
+	f = fs_function(&p, "top");
+	f->head = 1;
+	set_size(&p, "leaf", 64);
+	for (int i = 0; i < 61; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		f = fs_inlinee(f, 1, 0, name);
+		fs_add_body(f, 2, 0, 100);
+	}
+	fs_add_target(f, 2, 0, "leaf", 100);
+	f = fs_function(&p, "leaf");
+	f->head = 100;
+	fs_add_body(f, 1, 0, 100);
+	fs_inlinee(f, 3, 0, "inner");
+	fs_add_body(f->cs[0].callee, 1, 0, 100);
+	b = written_text(&p, 2);
+	CHECK(b && !strstr(b, "2: leaf:"));
+	free(b);
+	fs_free(&p);
+}
+
 /* GCC bug 64346: the C4/D4 names of the debug info become C2/D2. */
 static void test_ctor_dtor_names(void)
 {
@@ -1289,6 +1319,7 @@ int main(int argc, char **argv)
 	RUN(test_split_heads_completed);
 	RUN(test_split_part_refolded);
 	RUN(test_hot_calls_inlined);
+	RUN(test_hot_call_too_deep);
 	RUN(test_ctor_dtor_names);
 	RUN(test_bytes_v2);
 	RUN(test_bytes_v1);
