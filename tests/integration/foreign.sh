@@ -38,7 +38,7 @@ ips() { "$PGOPROF" show "$1" | awk '$1 == "object" { o = $4 } $1 == "ip" { print
 gcc -O2 -g -o lc_nofp "$TOP/tests/workloads/leafcall.c" -lpthread ||
 	{ fail build "gcc could not build tests/workloads/leafcall.c"; exit 0; }
 ok=0
-for try in 1 2 3; do	# perf 6.1 aborts while another build-ID event is open
+for try in 1 2 3 4 5 6; do	# perf 6.1 aborts while another build-ID event is open
 	perf record -N -q -e cpu-clock --call-graph dwarf -o here.data -- ./lc_nofp 100000 \
 		>/dev/null 2>perf.err && ok=1 && break
 	sleep 2

@@ -58,7 +58,7 @@ EOF
 # perf 6.1's perf script aborts now and then ("stack smashing detected",
 # more often on a busy machine): its text is taken from a run that exited 0.
 perf_script_ok() { # PERF.DATA OUT
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
 		perf script -i "$1" -F ip,dso --no-inline >"$2" 2>/dev/null && return 0
 	done
 	return 1
@@ -82,11 +82,12 @@ obj_samples() { "$PGOPROF" show "$1" | awk -v n="/$2" '$1 == "object" { for (i =
 # perf 6.1 aborts while another event with build-IDs is open elsewhere on
 # the machine (a pgoprof recording: a kernel quirk), or writes a file that
 # its own perf script then aborts on (util/build-id.c:1010): such a run is
-# retried.  The file is the argument after -o.
+# retried, up to six times (on a busy machine half the runs of one hour
+# aborted).  The file is the argument after -o.
 perf_rec() {
 	out=; prev=
 	for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
 		perf record -N "$@" && perf_script_ok "$out" /dev/null && return 0
 		sleep 2
 	done
@@ -172,7 +173,7 @@ check "both processes count (${1:-0} + ${2:-0} = $(obj_samples two.raw hot))" \
 # Pipe mode: perf record -o -, imported from a file and from stdin.
 # (Retried as perf_rec retries a file.)
 pipe_ok=0
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6; do
 	perf record -q -e cpu-clock -g -o - -- ../hot 1 2>perf.err </dev/null >pipe.data &&
 		perf_script_ok pipe.data /dev/null && { pipe_ok=1; break; }
 	sleep 2

@@ -110,7 +110,7 @@ cat >run.sh <<EOF
 "$WORK/libcspin" 20000000 >/dev/null; wait
 EOF
 ok=0
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6; do
 	perf record -N -q -e cpu-clock -F 10000 -g -o multi.data -- sh run.sh >/dev/null 2>perf.err &&
 		{ ok=1; break; }
 done

@@ -23,10 +23,10 @@ counter() { "$PGOPROF" show "$1" | awk -v c="$2" '$1 == "counter" && $2 == c { p
 kstacks() { "$PGOPROF" show "$1" | awk '$1 == "stack" && $3 == "kernel" { n += $2 } END { print n + 0 }'; }
 allstacks() { "$PGOPROF" show "$1" | awk '$1 == "stack" { n += $2 } END { print n + 0 }'; }
 
-# perf 6.1 aborts now and then (see import.sh): three tries.
+# perf 6.1 aborts now and then (see import.sh): six tries.
 perf_rec() { # OUT ARGS...
 	out=$1; shift
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
 		perf record -N -q -e cpu-clock -F 999 -o "$out" "$@" -- ./syscalls >/dev/null 2>perf.err &&
 			perf script -i "$out" >"$out.txt" 2>/dev/null && return 0
 		sleep 2

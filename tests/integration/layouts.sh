@@ -115,10 +115,10 @@ chmod +x run-all
 
 # perf 6.1 aborts now and then here ("stack smashing detected"; more often
 # while another perf event with build-IDs is open on the machine, as a
-# pgoprof recording's): a failed perf record is run again, up to three
+# pgoprof recording's): a failed perf record is run again, up to six
 # times in all (as import.sh does).
 perf_rec() {
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
 		perf record -N -q -e cpu-clock -g "$@" >/dev/null 2>perf.err && return 0
 		sleep 2
 	done

@@ -29,7 +29,7 @@ build() { # OUT LINKER BUILD-ID [CFLAGS]
 		"$TOP/tests/workloads/hot.c" "$TOP/tests/workloads/libhot.c"
 }
 perf_rec() { # perf 6.1 may abort on this machine: retried (import.sh)
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
 		perf record -N -q -e cpu-clock -g "$@" >/dev/null 2>perf.err && return 0
 		sleep 2
 	done

@@ -21,7 +21,7 @@ rm -f ./*
 # perf 6.1 aborts now and then on this machine (perf record while another
 # event with build-IDs is open, perf script with "stack smashing
 # detected"; tests/integration/import.sh): a run that failed is retried.
-retry() { for try in 1 2 3; do "$@" && return 0; sleep 2; done; return 1; }
+retry() { for try in 1 2 3 4 5 6; do "$@" && return 0; sleep 2; done; return 1; }
 # script PERF.DATA OUT ARGS...: perf script ARGS of PERF.DATA into OUT.
 script() { _in=$1 _out=$2; shift 2; perf script -i "$_in" "$@" >"$_out" 2>/dev/null; }
 # record OUT ARGS... -- COMMAND: perf record, and a perf script that reads it.
