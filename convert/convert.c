@@ -536,9 +536,9 @@ static void report_probes(const struct conv *c)
 {
 	const struct pp_stats *p = &c->pp;
 
-	fprintf(stderr, "%s: pseudo-probes: %" PRIu64 " probes counted from %" PRIu64 " instructions; %" PRIu64 " of %" PRIu64 " calls became call targets; %zu functions\n",
-		progname, p->probes, p->insns, p->calls_used, p->calls,
-		c->prof.nfuncs);
+	fprintf(stderr, "%s: pseudo-probes: %" PRIu64 " probes counted from %" PRIu64 " instructions, %" PRIu64 " written with 0 (did not run, in functions that did); %" PRIu64 " of %" PRIu64 " calls became call targets; %zu functions\n",
+		progname, p->probes, p->insns, p->probes_zero, p->calls_used,
+		p->calls, c->prof.nfuncs);
 	if (p->insns_unmapped)
 		fprintf(stderr, "%s:   %" PRIu64 " instructions dropped: outside any loadable segment\n",
 			progname, p->insns_unmapped);

@@ -464,21 +464,71 @@ static struct fsamples *node_samples(struct fs_profile *prof,
 	return f;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The GUIDs of the top-level functions that ran (any probe of theirs,
+ * inlinees included, has a count), sorted; *n their number.  Caller
+ * frees. */
+static uint64_t *hot_roots(const struct pseudo_probes *pp,
+			   const uint64_t *count, const uint32_t *root,
+			   size_t *n)
+{
+	uint64_t *g = xcalloc(pp->nprobes + 1, sizeof(*g));
+	size_t k = 0, u = 0;
+
+	for (size_t i = 0; i < pp->nprobes; i++)
+		if (count[i])
+			g[k++] = pp->nodes[root[pp->probes[i].node]].guid;
+	qsort(g, k, sizeof(*g), cmp_u64);
+	for (size_t i = 0; i < k; i++)
+		if (!u || g[u - 1] != g[i])
+			g[u++] = g[i];
+	*n = u;
+	return g;
+}
+
+/* Every probe of a function that ran gets a body record, 0 where it did
+ * not run: the sample loader reads a probe without a record as unknown
+ * and lets its flow inference fill it (getProbeWeight in LLVM 16's
+ * SampleProfileLoaderBaseImpl.h), a record of 0 as known cold.  As
+ * llvm-profgen's ProfileGenerator::preprocessRangeCounter, which gives
+ * every range of a function with a sample a count of 0 first "to be
+ * consistent with compiler that interpret zero count as unexecuted";
+ * functions that did not run get no record. */
 static void add_counts(struct fs_profile *prof, const struct pseudo_probes *pp,
 		       const uint64_t *count, struct pp_stats *st)
 {
+	uint32_t *root = xcalloc(pp->nnodes + 1, sizeof(*root));
+	uint64_t *hot;
+	size_t nhot;
+
+	for (size_t n = 0; n < pp->nnodes; n++)
+		root[n] = pp->nodes[n].parent < 0 ? (uint32_t)n
+			  : root[pp->nodes[n].parent];
+	hot = hot_roots(pp, count, root, &nhot);
 	for (size_t i = 0; i < pp->nprobes; i++) {
 		const struct pp_probe *p = &pp->probes[i];
+		uint64_t g = pp->nodes[root[p->node]].guid;
 		struct fsamples *f;
 
-		if (!count[i])
+		if (!count[i] && !bsearch(&g, hot, nhot, sizeof(*hot), cmp_u64))
 			continue;
-		st->probes++;
+		if (count[i])
+			st->probes++;
+		else
+			st->probes_zero++;
 		f = node_samples(prof, pp, p->node);
 		fs_add_body(f, p->index, 0, count[i]);
 		if (p->index == 1 && pp->nodes[p->node].parent < 0)
 			f->head += count[i];
 	}
+	free(hot);
+	free(root);
 }
 
 /* The call probe at vaddr, or NULL. */

@@ -91,6 +91,7 @@ struct pp_stats {
 	uint64_t insns;		/* range counts of the object */
 	uint64_t insns_unmapped; /* ... outside every PT_LOAD */
 	uint64_t probes;	/* probes with a non-zero count */
+	uint64_t probes_zero;	/* ... with 0, in functions that ran */
 	uint64_t calls;		/* calls from the object */
 	uint64_t calls_used;	/* ... from a call probe, to a named
 				 * function: call targets */
@@ -101,7 +102,8 @@ struct pp_stats {
  * profile, llvm-profgen's rules: a probe's count is the sum of the counts
  * of the ranges that hold its address (exact counts: the count of the
  * instruction at it), added over the probe's copies; a body record per
- * probe index with a non-zero count, at (index, 0), in the function of
+ * probe index of a top-level function with a non-zero count anywhere
+ * (0 for its probes that did not run), at (index, 0), in the function of
  * its inline-tree node, inlinees at (call probe index, 0); HEAD of a
  * top-level function is its entry probe's (index 1) count; a call from a
  * call probe's address is a call target of that probe, named by pp's

@@ -140,6 +140,35 @@ static const struct pp_probe *find_probe(const struct pseudo_probes *pp,
 	return NULL;
 }
 
+/* The number of distinct probe indices of inline-tree node `node`. */
+static size_t distinct_indices(const struct pseudo_probes *pp, uint32_t node)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pp->nprobes; i++) {
+		int seen = 0;
+
+		if (pp->probes[i].node != node)
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (pp->probes[j].node == node &&
+			    pp->probes[j].index == pp->probes[i].index)
+				seen = 1;
+		n += !seen;
+	}
+	return n;
+}
+
+/* The number of body records of f with a non-zero count. */
+static size_t nonzero(const struct fsamples *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nbody; i++)
+		n += f->body[i].count != 0;
+	return n;
+}
+
 static void test_profile(void)
 {
 	struct pseudo_probes pp = { 0 };
@@ -197,8 +226,16 @@ static void test_profile(void)
 		s = f->cs[0].callee;
 		CHECK(f->cs[0].line == pp.nodes[se->node].site && f->cs[0].disc == 0);
 		CHECK(s->checksum == pp_desc_of(&pp, pp.nodes[se->node].guid)->hash);
-		CHECK(s->nbody >= 1 && s->total == 70 * s->nbody);
+		CHECK(s->nbody == distinct_indices(&pp, se->node));
+		CHECK(s->total == 70 * nonzero(s));
 	}
+	/* f ran: each of its probes has a record, 0 where no range held it,
+	 * so that clang reads them as cold, not as unknown. */
+	CHECK(f->nbody == distinct_indices(&pp, fe->node));
+	CHECK(nonzero(f) >= 1 && nonzero(f) < f->nbody);
+	CHECK(st.probes_zero > 0);
+	/* g did not run: no profile, not a profile of zeros. */
+	CHECK(fs_find(&prof, "g") == NULL);
 	/* main's call probe: the call target, its body count from no range. */
 	{
 		int found = 0;
