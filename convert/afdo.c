@@ -457,7 +457,7 @@ static void complete_head(struct gview *g, struct fsamples *d,
 #define PROMOTE_MAX_BYTES	1024	/* the callee's size in the binary */
 
 struct promote {
-	struct fs_profile *src;		/* the view before: callees copied */
+	struct fs_profile *src;		/* the hot callees as they were */
 	const struct fs_profile *p;	/* the function sizes */
 	uint64_t hot;			/* smallest count of a hot call */
 	const char *chain[MAX_DEPTH];	/* the inline chain being walked */
@@ -582,6 +582,27 @@ static void collect_offline(struct promote *pr, struct fs_profile *m,
 	}
 }
 
+/* Copy into src, as they are before any promotion, the functions of m
+ * that a hot call under f could promote (promotable's tests that do not
+ * depend on where the call is): the callees, not the whole view. */
+static void copy_hot_callees(struct promote *pr, struct fs_profile *m,
+			     const struct fsamples *f)
+{
+	for (size_t i = 0; i < f->nbody; i++)
+		for (size_t j = 0; j < f->body[i].ntargets; j++) {
+			const struct fs_target *t = &f->body[i].targets[j];
+			const struct fsamples *c;
+
+			if (t->count < pr->hot || fs_find(pr->src, t->name) ||
+			    function_bytes(pr->p, t->name) > PROMOTE_MAX_BYTES ||
+			    !(c = fs_find(m, t->name)))
+				continue;
+			fs_merge_node(fs_function(pr->src, t->name), c, 1);
+		}
+	for (size_t i = 0; i < f->ncs; i++)
+		copy_hot_callees(pr, m, f->cs[i].callee);
+}
+
 /* GCC 12 inlines early what the profile shows inlined and hot, and only
  * that (see the head comment): the hot calls of small functions become
  * inlined instances, and the instances they went into get a profile of
@@ -597,9 +618,10 @@ static void promote_hot_calls(struct gview *g, struct fs_profile *m)
 	fs_init(&src);
 	fs_init(&out);
 	fs_init(&pr.need);
-	fs_merge(&src, m, 1);
 	pr.src = &src;
 	pr.hot = fs_summary_count(m, PROMOTE_CUTOFF);
+	for (size_t i = 0; i < m->nfuncs && pr.hot; i++)
+		copy_hot_callees(&pr, m, m->funcs[i]);
 	for (size_t i = 0; i < m->nfuncs && pr.hot; i++)
 		promote_node(&pr, m->funcs[i]);
 	for (size_t i = 0; i < m->nfuncs; i++)
