@@ -518,8 +518,9 @@ static void add_edges(struct conv *c)
 }
 
 /* After "N dropped: ... outside any function with debug info": which
- * functions of the binary those are, and the fix; and, when the profile
- * came out empty for that reason, a warning that says so. */
+ * functions of the binary those are, and the fix; and, when no function
+ * is left (convert then fails: fail_unattributed), a note that this is
+ * why. */
 static void report_nodebug(const struct conv *c)
 {
 	struct nodebug d;
@@ -527,7 +528,7 @@ static void report_nodebug(const struct conv *c)
 	nodebug_collect(&d, c->sym, &c->raw.objs[c->obj], c->lbr_mode);
 	nodebug_report(&d, c->binary, c->lbr_mode ? "executions" : "samples", stderr);
 	if (!c->prof.nfuncs && d.named > d.startup)
-		warnx("warning: the profile of %s is empty: its samples are in functions without debug info (above); rebuild it with -g and profile again, or give --debug-binary",
+		warnx("note: the samples of %s's own code are in functions without debug info (above): rebuild it with -g and profile again, or give --debug-binary",
 		      c->binary);
 	nodebug_free(&d);
 }
