@@ -289,12 +289,15 @@ static void add_floor(struct conv *c)
 		const struct est_line *l = &c->est.slot[i];
 		const struct sym_frame *in;
 
-		if (!l->key || l->sum || sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+		if (!l->key || l->sum)
 			continue;
-		in = &c->res->frames[c->res->nframes - 1];
-		if (whole_lines &&
-		    line_counted(frame_profile(c, c->res), in->line_offset))
-			continue;
+		if (whole_lines) {	/* else the lookup below is enough */
+			if (sym_lookup(c->sym, l->vaddr, c->res) != SYM_OK)
+				continue;
+			in = &c->res->frames[c->res->nframes - 1];
+			if (line_counted(frame_profile(c, c->res), in->line_offset))
+				continue;
+		}
 		grow(&at, &cap, n + 1, sizeof(*at));
 		at[n++] = l->vaddr;
 	}
