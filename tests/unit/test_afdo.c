@@ -73,6 +73,45 @@ static char *quiet_end(int want_text)
 	return text;
 }
 
+/* p written by the afdo writer (fs_finish'ed first, notes kept off
+ * stdout), read back, as text; malloc'd. */
+static char *written_text(struct fs_profile *p, int version)
+{
+	struct fs_profile q;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+	char *b;
+
+	fs_finish(p);
+	quiet_begin();
+	buf = write_mem(p, version, &len, &rc);
+	free(quiet_end(0));
+	CHECK(rc == 0);
+	fs_init(&q);
+	CHECK(buf && afdo_read(&q, buf, len, "mem") == 0);
+	b = profile_text(&q);
+	free(buf);
+	fs_free(&q);
+	return b;
+}
+
+/* Whether p, written as version and read back, reads as want (the text
+ * of profile_text); says what it read where not.  p is finished first
+ * and still the caller's. */
+static int check_written(struct fs_profile *p, int version, const char *want)
+{
+	char *b = written_text(p, version);
+	int same = b && !strcmp(b, want);
+
+	CHECK(same);
+	if (!same)
+		printf("version %#x, written and read back:\n%s--- want\n%s",
+		       version, b ? b : "(nothing)\n", want);
+	free(b);
+	return same;
+}
+
 /* The profile every round trip starts from: inlined callsites three deep,
  * call targets, several functions.  No discriminators and no '.' in names,
  * so that GCC's view of it is the same tree. */
@@ -111,27 +150,14 @@ static void build_sample(struct fs_profile *p)
 
 static void check_round_trip(int version)
 {
-	struct fs_profile p, q;
-	uint8_t *buf;
-	size_t len;
-	int rc;
-	char *a, *b;
+	struct fs_profile p;
+	char *a;
 
 	build_sample(&p);
-	buf = write_mem(&p, version, &len, &rc);
-	CHECK(rc == 0);
-	fs_init(&q);
-	CHECK(afdo_read(&q, buf, len, "mem") == 0);
 	a = profile_text(&p);
-	b = profile_text(&q);
-	CHECK(!strcmp(a, b));
-	if (strcmp(a, b))
-		printf("--- written\n%s--- read back\n%s", a, b);
+	check_written(&p, version, a);
 	free(a);
-	free(b);
-	free(buf);
 	fs_free(&p);
-	fs_free(&q);
 }
 
 /* ---- tests ---- */
@@ -144,12 +170,9 @@ static void test_round_trip_llvm(void) { check_round_trip(AFDO_VERSION_LLVM); }
  * canonicalization: the '*704' variant keeps both. */
 static void test_round_trip_llvm_discriminators(void)
 {
-	struct fs_profile p, q;
+	struct fs_profile p;
 	struct fsamples *f;
-	uint8_t *buf;
-	size_t len;
-	int rc;
-	char *a, *b;
+	char *a;
 
 	fs_init(&p);
 	f = fs_function(&p, "f");
@@ -161,18 +184,10 @@ static void test_round_trip_llvm_discriminators(void)
 	fs_add_body(fs_function(&p, "f.cold"), 9, 0, 3);
 	fs_add_body(fs_function(&p, "_ZN1AC4Ev"), 1, 0, 3);
 	fs_finish(&p);
-	buf = write_mem(&p, AFDO_VERSION_LLVM, &len, &rc);
-	CHECK(rc == 0);
-	fs_init(&q);
-	CHECK(afdo_read(&q, buf, len, "mem") == 0);
 	a = profile_text(&p);
-	b = profile_text(&q);
-	CHECK(!strcmp(a, b));
+	check_written(&p, AFDO_VERSION_LLVM, a);
 	free(a);
-	free(b);
-	free(buf);
 	fs_free(&p);
-	fs_free(&q);
 }
 
 /* For GCC (versions 1 and 2) the discriminators of a line fold into one
@@ -187,12 +202,8 @@ static void test_fold_discriminators(void)
 		" 3: 5 g:12\n"
 		" 4: h:21\n"
 		"  1: 21\n";
-	struct fs_profile p, q;
+	struct fs_profile p;
 	struct fsamples *f;
-	uint8_t *buf;
-	size_t len;
-	int rc;
-	char *b;
 
 	for (int v = 1; v <= 2; v++) {
 		fs_init(&p);
@@ -205,19 +216,8 @@ static void test_fold_discriminators(void)
 		fs_add_target(f, 3, 2, "g", 7);
 		fs_add_body(fs_inlinee(f, 4, 1, "h"), 1, 0, 8);
 		fs_add_body(fs_inlinee(f, 4, 2, "h"), 1, 0, 13);
-		fs_finish(&p);
-		buf = write_mem(&p, v, &len, &rc);
-		CHECK(rc == 0);
-		fs_init(&q);
-		CHECK(afdo_read(&q, buf, len, "mem") == 0);
-		b = profile_text(&q);
-		CHECK(!strcmp(b, want));
-		if (strcmp(b, want))
-			printf("version %d:\n%s", v, b);
-		free(b);
-		free(buf);
+		check_written(&p, v, want);
 		fs_free(&p);
-		fs_free(&q);
 	}
 }
 
@@ -280,28 +280,6 @@ static void test_name_cutting_merges(void)
 
 /* Function caller, run n times, with foo's head inlined at line, which
  * calls the clone foo.part.0 each time. */
-/* p written by the afdo writer (fs_finish'ed first, notes kept off
- * stdout), read back, as text; malloc'd. */
-static char *written_text(struct fs_profile *p, int version)
-{
-	struct fs_profile q;
-	uint8_t *buf;
-	size_t len;
-	int rc;
-	char *b;
-
-	fs_finish(p);
-	quiet_begin();
-	buf = write_mem(p, version, &len, &rc);
-	free(quiet_end(0));
-	CHECK(rc == 0);
-	fs_init(&q);
-	CHECK(buf && afdo_read(&q, buf, len, "mem") == 0);
-	b = profile_text(&q);
-	free(buf);
-	fs_free(&q);
-	return b;
-}
 
 static void add_split_head(struct fs_profile *p, const char *caller,
 			   uint32_t line, uint64_t n)
