@@ -492,6 +492,18 @@ static uint64_t *hot_roots(const struct pseudo_probes *pp,
 	return g;
 }
 
+/* The body records of f and its inlinees with a count of 0. */
+static uint64_t zero_records(const struct fsamples *f)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < f->nbody; i++)
+		n += f->body[i].count == 0;
+	for (size_t i = 0; i < f->ncs; i++)
+		n += zero_records(f->cs[i].callee);
+	return n;
+}
+
 /* Every probe of a function that ran gets a body record, 0 where it did
  * not run: the sample loader reads a probe without a record as unknown
  * and lets its flow inference fill it (getProbeWeight in LLVM 16's
@@ -520,8 +532,6 @@ static void add_counts(struct fs_profile *prof, const struct pseudo_probes *pp,
 			continue;
 		if (count[i])
 			st->probes++;
-		else
-			st->probes_zero++;
 		f = node_samples(prof, pp, p->node);
 		fs_add_body(f, p->index, 0, count[i]);
 		if (p->index == 1 && pp->nodes[p->node].parent < 0)
@@ -529,6 +539,8 @@ static void add_counts(struct fs_profile *prof, const struct pseudo_probes *pp,
 	}
 	free(hot);
 	free(root);
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		st->probes_zero += zero_records(prof->funcs[i]);
 }
 
 /* The call probe at vaddr, or NULL. */

@@ -91,7 +91,8 @@ struct pp_stats {
 	uint64_t insns;		/* range counts of the object */
 	uint64_t insns_unmapped; /* ... outside every PT_LOAD */
 	uint64_t probes;	/* probes with a non-zero count */
-	uint64_t probes_zero;	/* ... with 0, in functions that ran */
+	uint64_t probes_zero;	/* body records of 0: probes of functions
+				 * that ran, which did not run */
 	uint64_t calls;		/* calls from the object */
 	uint64_t calls_used;	/* ... from a call probe, to a named
 				 * function: call targets */

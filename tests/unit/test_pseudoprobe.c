@@ -233,7 +233,9 @@ static void test_profile(void)
 	 * so that clang reads them as cold, not as unknown. */
 	CHECK(f->nbody == distinct_indices(&pp, fe->node));
 	CHECK(nonzero(f) >= 1 && nonzero(f) < f->nbody);
-	CHECK(st.probes_zero > 0);
+	CHECK(st.probes_zero > 0 &&
+	      st.probes_zero == f->nbody - nonzero(f) + m->nbody - nonzero(m) +
+	      (f->ncs ? f->cs[0].callee->nbody - nonzero(f->cs[0].callee) : 0));
 	/* g did not run: no profile, not a profile of zeros. */
 	CHECK(fs_find(&prof, "g") == NULL);
 	/* main's call probe: the call target, its body count from no range. */
