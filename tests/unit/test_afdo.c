@@ -112,6 +112,24 @@ static int check_written(struct fs_profile *p, int version, const char *want)
 	return same;
 }
 
+/* build's profile, written for GCC (version 2), reads as want_gcc; its
+ * text as written for LLVM's variant is returned (malloc'd) for the
+ * caller's checks of what stays as it was there. */
+static char *gcc_then_llvm(void (*build)(struct fs_profile *),
+			   const char *want_gcc)
+{
+	struct fs_profile p;
+	char *b;
+
+	build(&p);
+	check_written(&p, 2, want_gcc);
+	fs_free(&p);
+	build(&p);
+	b = written_text(&p, AFDO_VERSION_LLVM);
+	fs_free(&p);
+	return b;
+}
+
 /* The profile every round trip starts from: inlined callsites three deep,
  * call targets, several functions.  No discriminators and no '.' in names,
  * so that GCC's view of it is the same tree. */
@@ -294,6 +312,29 @@ static void add_split_head(struct fs_profile *p, const char *caller,
 	fs_add_target(in, 2, 0, "foo.part.0", n);
 }
 
+static void build_split_heads(struct fs_profile *p)
+{
+	struct fsamples *f, *in;
+
+	fs_init(p);
+	p->split = xmalloc(sizeof(*p->split));
+	p->split[0] = xstrdup("foo");
+	p->nsplit = 1;
+	f = fs_function(p, "foo.part.0");
+	f->head = 40;
+	fs_add_body(f, 5, 0, 400);
+	fs_add_body(f, 6, 0, 4000);
+	fs_add_target(f, 6, 0, "bar", 4000);
+	add_split_head(p, "a", 2, 10);
+	add_split_head(p, "b", 3, 30);
+	f = fs_function(p, "c");
+	f->head = 1;
+	fs_add_body(f, 1, 0, 5);
+	in = fs_inlinee(f, 4, 0, "foo");
+	fs_add_body(in, 1, 0, 5);
+	fs_add_body(in, 7, 0, 5);
+}
+
 /* ipa-split: foo's head is inlined into a and b and calls the clone
  * foo.part.0, which has the body.  For GCC each inlined head that calls
  * the clone gets the clone's profile, scaled by its share of the calls
@@ -324,42 +365,35 @@ static void test_split_heads_completed(void)
 		" 4: foo:10\n"
 		"  1: 5\n"
 		"  7: 5\n";
-	struct fs_profile p;
+	char *b = gcc_then_llvm(build_split_heads, want_gcc);
+
+	/* LLVM: a's foo keeps its two lines */
+	CHECK(b && strstr(b, " 2: foo:20\n  1: 10\n  2: 10 foo.part.0:10\n") != NULL);
+	free(b);
+}
+
+static void build_split_part(struct fs_profile *p)
+{
 	struct fsamples *f, *in;
-	char *b;
 
-	for (int v = 2; v >= 0; v -= 2) {
-		int version = v ? v : AFDO_VERSION_LLVM;
-
-		fs_init(&p);
-		p.split = xmalloc(sizeof(*p.split));
-		p.split[0] = xstrdup("foo");
-		p.nsplit = 1;
-		f = fs_function(&p, "foo.part.0");
-		f->head = 40;
-		fs_add_body(f, 5, 0, 400);
-		fs_add_body(f, 6, 0, 4000);
-		fs_add_target(f, 6, 0, "bar", 4000);
-		add_split_head(&p, "a", 2, 10);
-		add_split_head(&p, "b", 3, 30);
-		f = fs_function(&p, "c");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 5);
-		in = fs_inlinee(f, 4, 0, "foo");
-		fs_add_body(in, 1, 0, 5);
-		fs_add_body(in, 7, 0, 5);
-		b = written_text(&p, version);
-		if (v) {
-			CHECK(!strcmp(b, want_gcc));
-			if (strcmp(b, want_gcc))
-				printf("%s", b);
-		} else {
-			/* LLVM: a's foo keeps its two lines */
-			CHECK(strstr(b, " 2: foo:20\n  1: 10\n  2: 10 foo.part.0:10\n") != NULL);
-		}
-		free(b);
-		fs_free(&p);
-	}
+	fs_init(p);
+	f = fs_function(p, "f");
+	f->head = 10;
+	fs_add_body(f, 1, 0, 10);
+	fs_add_body(f, 5, 0, 7);
+	in = fs_inlinee(f, 0, 0, "f");
+	fs_add_body(in, 5, 0, 3);
+	fs_add_body(in, 6, 0, 100);
+	fs_add_target(in, 6, 0, "bar", 100);
+	in = fs_inlinee(in, 9, 0, "f");	/* a real call: kept */
+	fs_add_body(in, 9, 0, 7);
+	f = fs_function(p, "g");
+	f->head = 1;
+	fs_add_body(f, 1, 0, 2);
+	in = fs_inlinee(f, 2, 0, "f");
+	fs_add_body(in, 1, 0, 4);
+	in = fs_inlinee(in, 0, 0, "f");
+	fs_add_body(in, 6, 0, 56);
 }
 
 /* ipa-split's part inlined back into its function: GCC's DWARF makes it
@@ -380,40 +414,10 @@ static void test_split_part_refolded(void)
 		" 2: f:60\n"
 		"  1: 4\n"
 		"  6: 56\n";
-	struct fs_profile p;
-	struct fsamples *f, *in;
-	char *b;
+	char *b = gcc_then_llvm(build_split_part, want_gcc);
 
-	for (int v = 2; v >= 0; v -= 2) {
-		fs_init(&p);
-		f = fs_function(&p, "f");
-		f->head = 10;
-		fs_add_body(f, 1, 0, 10);
-		fs_add_body(f, 5, 0, 7);
-		in = fs_inlinee(f, 0, 0, "f");
-		fs_add_body(in, 5, 0, 3);
-		fs_add_body(in, 6, 0, 100);
-		fs_add_target(in, 6, 0, "bar", 100);
-		in = fs_inlinee(in, 9, 0, "f");	/* a real call: kept */
-		fs_add_body(in, 9, 0, 7);
-		f = fs_function(&p, "g");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 2);
-		in = fs_inlinee(f, 2, 0, "f");
-		fs_add_body(in, 1, 0, 4);
-		in = fs_inlinee(in, 0, 0, "f");
-		fs_add_body(in, 6, 0, 56);
-		b = written_text(&p, v ? v : AFDO_VERSION_LLVM);
-		if (v) {
-			CHECK(!strcmp(b, want_gcc));
-			if (strcmp(b, want_gcc))
-				printf("%s", b);
-		} else {
-			CHECK(strstr(b, " 0: f:") != NULL);
-		}
-		free(b);
-		fs_free(&p);
-	}
+	CHECK(b && strstr(b, " 0: f:") != NULL);
+	free(b);
 }
 
 static void set_size(struct fs_profile *p, const char *name, uint64_t bytes)
@@ -422,6 +426,40 @@ static void set_size(struct fs_profile *p, const char *name, uint64_t bytes)
 	p->fn_bytes = xrealloc(p->fn_bytes, (p->nfn + 1) * sizeof(*p->fn_bytes));
 	p->fn_names[p->nfn] = xstrdup(name);
 	p->fn_bytes[p->nfn++] = bytes;
+}
+
+static void build_hot_calls(struct fs_profile *p)
+{
+	struct fsamples *f, *in;
+
+	fs_init(p);
+	f = fs_function(p, "top");
+	f->head = 1;
+	fs_add_body(f, 1, 0, 1000);
+	in = fs_inlinee(f, 2, 0, "mid");
+	fs_add_body(in, 1, 0, 40);
+	fs_add_body(in, 2, 0, 40);
+	fs_add_target(in, 2, 0, "leaf", 40);
+	fs_add_body(in, 3, 0, 40);
+	fs_add_target(in, 3, 0, "big", 40);
+	f = fs_function(p, "leaf");
+	f->head = 320;
+	fs_add_body(f, 1, 0, 320);
+	fs_add_body(f, 2, 0, 80);
+	fs_add_body(f, 4, 0, 600);
+	fs_add_target(f, 4, 0, "leaf", 600);
+	f = fs_function(p, "big");
+	f->head = 40;
+	fs_add_body(f, 1, 0, 500);
+	f = fs_function(p, "cold");
+	f->head = 1;
+	fs_add_body(f, 1, 0, 1);
+	fs_add_target(f, 1, 0, "leaf", 1);
+	set_size(p, "big", 4096);
+	set_size(p, "cold", 16);
+	set_size(p, "leaf", 64);
+	set_size(p, "mid", 64);
+	set_size(p, "top", 256);
 }
 
 /* Hot calls of small functions become inlined instances for GCC, with the
@@ -459,50 +497,10 @@ static void test_hot_calls_inlined(void)
 		"  4: 75 leaf:75\n"
 		"cold:1:1\n"
 		" 1: 1 leaf:1\n";
-	struct fs_profile p;
-	struct fsamples *f, *in;
-	char *b;
+	char *b = gcc_then_llvm(build_hot_calls, want_gcc);
 
-	for (int v = 2; v >= 0; v -= 2) {
-		fs_init(&p);
-		f = fs_function(&p, "top");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 1000);
-		in = fs_inlinee(f, 2, 0, "mid");
-		fs_add_body(in, 1, 0, 40);
-		fs_add_body(in, 2, 0, 40);
-		fs_add_target(in, 2, 0, "leaf", 40);
-		fs_add_body(in, 3, 0, 40);
-		fs_add_target(in, 3, 0, "big", 40);
-		f = fs_function(&p, "leaf");
-		f->head = 320;
-		fs_add_body(f, 1, 0, 320);
-		fs_add_body(f, 2, 0, 80);
-		fs_add_body(f, 4, 0, 600);
-		fs_add_target(f, 4, 0, "leaf", 600);
-		f = fs_function(&p, "big");
-		f->head = 40;
-		fs_add_body(f, 1, 0, 500);
-		f = fs_function(&p, "cold");
-		f->head = 1;
-		fs_add_body(f, 1, 0, 1);
-		fs_add_target(f, 1, 0, "leaf", 1);
-		set_size(&p, "big", 4096);
-		set_size(&p, "cold", 16);
-		set_size(&p, "leaf", 64);
-		set_size(&p, "mid", 64);
-		set_size(&p, "top", 256);
-		b = written_text(&p, v ? v : AFDO_VERSION_LLVM);
-		if (v) {
-			CHECK(!strcmp(b, want_gcc));
-			if (strcmp(b, want_gcc))
-				printf("%s", b);
-		} else {
-			CHECK(strstr(b, "leaf:125") == NULL && strstr(b, "\nmid:") == NULL);
-		}
-		free(b);
-		fs_free(&p);
-	}
+	CHECK(b && strstr(b, "leaf:125") == NULL && strstr(b, "\nmid:") == NULL);
+	free(b);
 }
 
 /* A hot call at the bottom of an inline chain as deep as the reader
