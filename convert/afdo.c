@@ -488,14 +488,21 @@ static int inline_depth(const struct fsamples *f)
 	return d;
 }
 
+/* Whether call target t is a hot call of a small function: what makes
+ * a call promotable wherever it is. */
+static int hot_small_call(const struct promote *pr, const struct fs_target *t)
+{
+	return t->count >= pr->hot &&
+	       function_bytes(pr->p, t->name) <= PROMOTE_MAX_BYTES;
+}
+
 /* The callee of a call of n at line that GCC should inline, or NULL. */
 static const struct fsamples *promotable(struct promote *pr, const struct fsamples *n,
 					 uint32_t line, const struct fs_target *t)
 {
 	const struct fsamples *callee;
 
-	if (t->count < pr->hot || !strcmp(t->name, n->name) ||
-	    function_bytes(pr->p, t->name) > PROMOTE_MAX_BYTES)
+	if (!hot_small_call(pr, t) || !strcmp(t->name, n->name))
 		return NULL;
 	for (int i = 0; i < pr->depth; i++)
 		if (!strcmp(pr->chain[i], t->name))
@@ -583,8 +590,8 @@ static void collect_offline(struct promote *pr, struct fs_profile *m,
 }
 
 /* Copy into src, as they are before any promotion, the functions of m
- * that a hot call under f could promote (promotable's tests that do not
- * depend on where the call is): the callees, not the whole view. */
+ * that a hot call under f could promote (hot_small_call): the callees,
+ * not the whole view. */
 static void copy_hot_callees(struct promote *pr, struct fs_profile *m,
 			     const struct fsamples *f)
 {
@@ -593,8 +600,7 @@ static void copy_hot_callees(struct promote *pr, struct fs_profile *m,
 			const struct fs_target *t = &f->body[i].targets[j];
 			const struct fsamples *c;
 
-			if (t->count < pr->hot || fs_find(pr->src, t->name) ||
-			    function_bytes(pr->p, t->name) > PROMOTE_MAX_BYTES ||
+			if (!hot_small_call(pr, t) || fs_find(pr->src, t->name) ||
 			    !(c = fs_find(m, t->name)))
 				continue;
 			fs_merge_node(fs_function(pr->src, t->name), c, 1);
