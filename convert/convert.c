@@ -866,16 +866,18 @@ int convert_profile(const struct convert_options *o)
 	c.cold_min = cold_threshold(&c, o);
 	fs_cut_below(&c.prof, c.cold_min, &c.cut);
 	scale_for_format(&c.prof, &c.wo);
-	if (c.wo.format == FMT_AFDO) {
-		c.prof.nsplit = sym_split_functions(c.sym, &c.prof.split);
-		c.prof.nfn = sym_function_sizes(c.sym, &c.prof.fn_names,
-						&c.prof.fn_bytes);
-	}
 	if (nothing_attributed(&c)) {
 		if (!c.quiet)
 			report(&c);
 		fail_unattributed(&c);
-	} else if (!profile_write(&c.prof, &c.wo, c.output)) {
+		goto out_prof;
+	}
+	if (c.wo.format == FMT_AFDO) {	/* what the GCC writer reads */
+		c.prof.nsplit = sym_split_functions(c.sym, &c.prof.split);
+		c.prof.nfn = sym_function_sizes(c.sym, &c.prof.fn_names,
+						&c.prof.fn_bytes);
+	}
+	if (!profile_write(&c.prof, &c.wo, c.output)) {
 		rc = 0;
 		if (!c.quiet)
 			report(&c);
